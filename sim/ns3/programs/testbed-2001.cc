@@ -1,0 +1,311 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The 2001 report's testbed in ns-3: one run of one workload, written as one JSON object.
+ *
+ *   Madrid (sender)          Dublin (router)                 Prague (receiver)
+ *   192.168.1.2  ---------  192.168.1.1 | 192.168.2.1  --------  192.168.2.2
+ *                 100 Mb/s               [dropper+FIFO]  100 Mb/s
+ *
+ * Every parameter comes from the command line; the Python side (src/emusim/ns3.py) derives
+ * them from the scenario file and documents each choice. TCP attributes are set the ns-3
+ * way, e.g. --ns3::TcpSocket::SegmentSize=1448.
+ *
+ * Workloads: tcp (the blast test), udp (the UDP blast test), ping (ICMP echo sweep point).
+ */
+
+#include "../model/blast-apps.h"
+#include "../model/dropper-queue-disc.h"
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-apps-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <vector>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("Testbed2001");
+
+namespace
+{
+
+/// Everything one run needs, from the command line.
+struct RunConfig
+{
+    std::string workload{"tcp"};  //!< tcp, udp or ping
+    uint64_t writes{100000};      //!< TCP writes or UDP datagrams
+    uint32_t writeSize{1448};     //!< bytes per write or datagram
+    uint32_t pings{10};           //!< echo requests (ping)
+    uint32_t pingSize{56};        //!< ICMP payload bytes (ping -s)
+    double pingIntervalS{1.0};    //!< seconds between echo requests
+    uint64_t linkRateBps{100000000};   //!< rate of both links
+    uint64_t interframeGapNs{2880};     //!< per-frame overhead beyond ns-3's PPP header
+    uint64_t channelDelayNs{37863};     //!< propagation delay per link
+    uint32_t routerQueuePackets{100};   //!< router FIFO (tx_queue_len)
+    uint32_t hostQueuePackets{100};     //!< sender/receiver FIFO (tx_queue_len)
+    std::string dropMode{"off"};  //!< off, random or regular
+    uint32_t cutoff{0};           //!< random: drop when r < cutoff
+    uint32_t everyN{0};           //!< regular: drop every N-th target packet
+    std::string target{"192.168.2.2"};   //!< dropper target address
+    uint32_t udpInFlight{32};     //!< UDP sender's send-buffer depth in datagrams
+    double maxSimTimeS{100000};   //!< cap on simulated time
+    uint64_t seed{1};             //!< RngSeed
+    uint64_t run{1};              //!< RngRun
+    std::string output;           //!< JSON path ("" or "-": stdout)
+};
+
+/// Install a FIFO queue disc (or the dropper) of `packets` packets on `device`, and shrink
+/// the device's own queue to one packet so the queue disc holds what the kernel's qdisc held.
+Ptr<QueueDisc>
+InstallQueue(Ptr<NetDevice> device, const RunConfig& cfg, uint32_t packets, bool dropper)
+{
+    device->GetObject<PointToPointNetDevice>()->GetQueue()->SetMaxSize(QueueSize("1p"));
+    TrafficControlHelper tch;
+    if (dropper)
+    {
+        auto mode = cfg.dropMode == "random"    ? DropperQueueDisc::RANDOM
+                    : cfg.dropMode == "regular" ? DropperQueueDisc::REGULAR
+                                                : DropperQueueDisc::OFF;
+        tch.SetRootQueueDisc("ns3::DropperQueueDisc",
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)),
+                             "Mode",
+                             EnumValue(mode),
+                             "Cutoff",
+                             UintegerValue(cfg.cutoff),
+                             "EveryN",
+                             UintegerValue(cfg.everyN),
+                             "Target",
+                             Ipv4AddressValue(Ipv4Address(cfg.target.c_str())));
+    }
+    else
+    {
+        tch.SetRootQueueDisc("ns3::FifoQueueDisc",
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)));
+    }
+    return tch.Install(device).Get(0);
+}
+
+/// Format a double for JSON, reproducibly.
+std::string
+Num(double value, int digits = 9)
+{
+    std::ostringstream os;
+    os << std::setprecision(digits) << std::fixed << value;
+    return os.str();
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    RunConfig cfg;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("workload", "tcp, udp or ping", cfg.workload);
+    cmd.AddValue("writes", "TCP writes or UDP datagrams", cfg.writes);
+    cmd.AddValue("writeSize", "bytes per write or datagram", cfg.writeSize);
+    cmd.AddValue("pings", "echo requests", cfg.pings);
+    cmd.AddValue("pingSize", "ICMP payload bytes", cfg.pingSize);
+    cmd.AddValue("pingIntervalS", "seconds between echo requests", cfg.pingIntervalS);
+    cmd.AddValue("linkRateBps", "link rate in bit/s", cfg.linkRateBps);
+    cmd.AddValue("interframeGapNs", "per-frame overhead time in ns", cfg.interframeGapNs);
+    cmd.AddValue("channelDelayNs", "delay per link in ns", cfg.channelDelayNs);
+    cmd.AddValue("routerQueuePackets", "router FIFO limit", cfg.routerQueuePackets);
+    cmd.AddValue("hostQueuePackets", "host FIFO limit", cfg.hostQueuePackets);
+    cmd.AddValue("dropMode", "off, random or regular", cfg.dropMode);
+    cmd.AddValue("cutoff", "random mode: drop when r < cutoff", cfg.cutoff);
+    cmd.AddValue("everyN", "regular mode: drop every N-th target packet", cfg.everyN);
+    cmd.AddValue("target", "dropper target address", cfg.target);
+    cmd.AddValue("udpInFlight", "UDP send-buffer depth in datagrams", cfg.udpInFlight);
+    cmd.AddValue("maxSimTimeS", "cap on simulated seconds", cfg.maxSimTimeS);
+    cmd.AddValue("seed", "RngSeed", cfg.seed);
+    cmd.AddValue("run", "RngRun", cfg.run);
+    cmd.AddValue("output", "JSON output path (- for stdout)", cfg.output);
+    cmd.Parse(argc, argv);
+
+    NS_ABORT_MSG_UNLESS(cfg.workload == "tcp" || cfg.workload == "udp" || cfg.workload == "ping",
+                        "--workload must be tcp, udp or ping, not " << cfg.workload);
+    NS_ABORT_MSG_UNLESS(cfg.dropMode == "off" || cfg.dropMode == "random" ||
+                            cfg.dropMode == "regular",
+                        "--dropMode must be off, random or regular, not " << cfg.dropMode);
+    NS_ABORT_MSG_IF(cfg.cutoff > 65535, "--cutoff must be at most 65535");
+
+    RngSeedManager::SetSeed(cfg.seed);
+    RngSeedManager::SetRun(cfg.run);
+
+    NodeContainer nodes;
+    nodes.Create(3);
+    Ptr<Node> sender = nodes.Get(0);
+    Ptr<Node> router = nodes.Get(1);
+    Ptr<Node> receiver = nodes.Get(2);
+
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(cfg.linkRateBps)));
+    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(cfg.interframeGapNs)));
+    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.channelDelayNs)));
+    NetDeviceContainer left = p2p.Install(sender, router);
+    NetDeviceContainer right = p2p.Install(router, receiver);
+
+    InternetStackHelper internet;
+    internet.Install(nodes);
+
+    // Queue discs go in before addresses, or ns-3 installs its default FqCoDel.
+    InstallQueue(left.Get(0), cfg, cfg.hostQueuePackets, false);
+    InstallQueue(left.Get(1), cfg, cfg.routerQueuePackets, false);
+    auto dropper = DynamicCast<DropperQueueDisc>(
+        InstallQueue(right.Get(0), cfg, cfg.routerQueuePackets, true));
+    InstallQueue(right.Get(1), cfg, cfg.hostQueuePackets, false);
+    int64_t stream = 1000;
+    stream += dropper->AssignStreams(stream);
+    stream += internet.AssignStreams(nodes, stream);
+
+    Ipv4AddressHelper ipv4;
+    ipv4.SetBase("192.168.1.0", "255.255.255.0", "0.0.0.2");
+    Ipv4InterfaceContainer leftIf;
+    leftIf.Add(ipv4.Assign(NetDeviceContainer(left.Get(0)))); // Madrid 192.168.1.2
+    ipv4.SetBase("192.168.1.0", "255.255.255.0", "0.0.0.1");
+    leftIf.Add(ipv4.Assign(NetDeviceContainer(left.Get(1)))); // Dublin 192.168.1.1
+    ipv4.SetBase("192.168.2.0", "255.255.255.0", "0.0.0.1");
+    Ipv4InterfaceContainer rightIf = ipv4.Assign(NetDeviceContainer(right.Get(0))); // Dublin
+    ipv4.SetBase("192.168.2.0", "255.255.255.0", "0.0.0.2");
+    rightIf.Add(ipv4.Assign(NetDeviceContainer(right.Get(1)))); // Prague 192.168.2.2
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    const Ipv4Address receiverAddress = rightIf.GetAddress(1);
+    const uint16_t port = 1026;
+    const Time maxSimTime = Seconds(cfg.maxSimTimeS);
+
+    std::ostringstream metrics;
+    bool completed = true;
+    Ptr<TcpBlastClient> tcpClient;
+    Ptr<UdpBlastSender> udpSender;
+    Ptr<UdpBlastSink> udpSink;
+    std::vector<double> rttsUs;
+
+    if (cfg.workload == "tcp")
+    {
+        auto server = CreateObject<TcpBlastServer>();
+        server->SetAttribute("Port", UintegerValue(port));
+        receiver->AddApplication(server);
+        tcpClient = CreateObject<TcpBlastClient>();
+        tcpClient->SetAttribute("Remote", AddressValue(InetSocketAddress(receiverAddress, port)));
+        tcpClient->SetAttribute("Writes", UintegerValue(cfg.writes));
+        tcpClient->SetAttribute("WriteSize", UintegerValue(cfg.writeSize));
+        sender->AddApplication(tcpClient);
+        tcpClient->TraceConnectWithoutContext(
+            "Done",
+            MakeCallback(+[](Time) { Simulator::Stop(); }));
+    }
+    else if (cfg.workload == "udp")
+    {
+        udpSink = CreateObject<UdpBlastSink>();
+        udpSink->SetAttribute("Port", UintegerValue(port));
+        receiver->AddApplication(udpSink);
+        udpSender = CreateObject<UdpBlastSender>();
+        udpSender->SetAttribute("Remote", AddressValue(InetSocketAddress(receiverAddress, port)));
+        udpSender->SetAttribute("Datagrams", UintegerValue(cfg.writes));
+        udpSender->SetAttribute("Size", UintegerValue(cfg.writeSize));
+        udpSender->SetAttribute("MaxInFlight", UintegerValue(cfg.udpInFlight));
+        sender->AddApplication(udpSender);
+        left.Get(0)->TraceConnectWithoutContext(
+            "PhyTxEnd",
+            MakeCallback(&UdpBlastSender::FrameSent, udpSender));
+    }
+    else
+    {
+        // ns-3 3.44's Ping lingers 2 x max RTT after its last echo, but computes that in
+        // whole milliseconds: with a sub-millisecond RTT it stops at once and the last reply
+        // is lost. So it pings without a count and is stopped half an interval after the
+        // last request, long after any reply on this network has arrived.
+        PingHelper ping(receiverAddress);
+        ping.SetAttribute("Size", UintegerValue(cfg.pingSize));
+        ping.SetAttribute("Count", UintegerValue(0));
+        ping.SetAttribute("Interval", TimeValue(Seconds(cfg.pingIntervalS)));
+        ping.SetAttribute("VerboseMode", EnumValue(Ping::SILENT));
+        ApplicationContainer apps = ping.Install(sender);
+        const Time pingStop = Seconds(cfg.pingIntervalS * (cfg.pings - 0.5));
+        apps.Stop(pingStop);
+        Simulator::Stop(pingStop + Seconds(cfg.pingIntervalS));
+        apps.Get(0)->TraceConnectWithoutContext(
+            "Rtt",
+            MakeBoundCallback(+[](std::vector<double>* out, uint16_t, Time rtt) {
+                out->push_back(rtt.GetNanoSeconds() / 1000.0);
+            },
+            &rttsUs));
+    }
+
+    if (cfg.workload != "ping")
+    {
+        Simulator::Stop(maxSimTime);
+    }
+    Simulator::Run();
+
+    if (cfg.workload == "tcp")
+    {
+        completed = tcpClient->IsFinished();
+        metrics << "\"elapsed_s\": " << Num(tcpClient->GetElapsed().GetSeconds())
+                << ", \"writes\": " << cfg.writes << ", \"write_size_B\": " << cfg.writeSize
+                << ", \"payload_bytes\": " << cfg.writes * cfg.writeSize
+                << ", \"packets_sent\": " << tcpClient->GetDataSegmentsSent()
+                << ", \"retransmissions\": " << tcpClient->GetRetransmissions()
+                << ", \"rto_timeouts\": " << tcpClient->GetTimeouts()
+                << ", \"fast_recoveries\": " << tcpClient->GetFastRecoveries()
+                << ", \"packets_dropped\": " << dropper->GetDroppedCount();
+    }
+    else if (cfg.workload == "udp")
+    {
+        completed = udpSender->GetSent() == cfg.writes;
+        metrics << "\"elapsed_s\": " << Num(udpSender->GetElapsed().GetSeconds())
+                << ", \"datagrams_sent\": " << udpSender->GetSent()
+                << ", \"datagrams_received\": " << udpSink->GetReceived()
+                << ", \"datagrams_lost\": " << udpSender->GetSent() - udpSink->GetReceived()
+                << ", \"datagram_size_B\": " << cfg.writeSize
+                << ", \"packets_dropped\": " << dropper->GetDroppedCount();
+    }
+    else
+    {
+        completed = rttsUs.size() == cfg.pings;
+        metrics << "\"rtt_us\": [";
+        for (size_t i = 0; i < rttsUs.size(); ++i)
+        {
+            metrics << (i ? ", " : "") << Num(rttsUs[i], 3);
+        }
+        metrics << "], \"request_size_B\": " << cfg.pingSize;
+    }
+    const double simulatedS = Simulator::Now().GetSeconds();
+    Simulator::Destroy();
+
+    std::ostringstream json;
+    json << "{\"status\": \"" << (completed ? "ok" : "timeout") << "\", \"metrics\": {"
+         << metrics.str() << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed
+         << ", \"run\": " << cfg.run << ", \"simulated_s\": " << Num(simulatedS) << "}}\n";
+
+    if (cfg.output.empty() || cfg.output == "-")
+    {
+        std::cout << json.str();
+    }
+    else
+    {
+        // Written whole or not at all: a killed run leaves no half file behind.
+        const std::string tmp = cfg.output + ".tmp";
+        {
+            std::ofstream out(tmp);
+            out << json.str();
+            NS_ABORT_MSG_UNLESS(out.good(), "cannot write " << tmp);
+        }
+        NS_ABORT_MSG_IF(std::rename(tmp.c_str(), cfg.output.c_str()) != 0,
+                        "cannot rename " << tmp << " to " << cfg.output);
+    }
+    return 0;
+}

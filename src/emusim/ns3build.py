@@ -1,0 +1,84 @@
+"""Build the ns-3 programs of sim/ns3 against the ns-3 wheel from PyPI.
+
+`python -m emusim.ns3build` configures and builds once; CMake rebuilds only what changed.
+The wheel's directory is found without importing it (its Python bindings load slowly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from emusim.paths import BUILD_DIR, REPO_ROOT
+
+NS3_SOURCE_DIR = REPO_ROOT / "sim" / "ns3"
+NS3_BUILD_DIR = BUILD_DIR / "ns3"
+PROGRAMS = ("testbed-2001", "emusim-ns3-tests")
+
+
+class Ns3BuildError(RuntimeError):
+    """The ns-3 wheel is missing or the build failed."""
+
+
+def ns3_prefix() -> Path:
+    """Directory of the installed `ns3` wheel (holds include/ and lib64/)."""
+    spec = importlib.util.find_spec("ns3")
+    if spec is None or not spec.submodule_search_locations:
+        raise Ns3BuildError(
+            "the Python package 'ns3' (ns-3 3.44 from PyPI) is not installed; run tools/setup"
+        )
+    prefix = Path(next(iter(spec.submodule_search_locations)))
+    if not (prefix / "lib64" / "libns3.44-core.so").exists():
+        raise Ns3BuildError(f"{prefix} holds no libns3.44-core.so: is the ns3 wheel 3.44?")
+    return prefix
+
+
+def program_path(name: str) -> Path:
+    """Path of a built ns-3 program."""
+    return NS3_BUILD_DIR / name
+
+
+def build(verbose: bool = False) -> Path:
+    """Configure (first time) and build; return the build directory."""
+    NS3_BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    out = None if verbose else subprocess.PIPE
+    steps = []
+    if not (NS3_BUILD_DIR / "CMakeCache.txt").exists():
+        steps.append(
+            [
+                "cmake",
+                "-S",
+                str(NS3_SOURCE_DIR),
+                "-B",
+                str(NS3_BUILD_DIR),
+                f"-DNS3_PREFIX={ns3_prefix()}",
+                "-DCMAKE_BUILD_TYPE=Release",
+            ]
+        )
+    jobs = str(os.cpu_count() or 1)
+    steps.append(["cmake", "--build", str(NS3_BUILD_DIR), "--parallel", jobs])
+    for cmd in steps:
+        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, text=True, check=False)
+        if proc.returncode != 0:
+            raise Ns3BuildError(f"{' '.join(cmd)} failed:\n{proc.stdout or ''}")
+    return NS3_BUILD_DIR
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="show the compiler output")
+    args = parser.parse_args(argv)
+    try:
+        print(build(verbose=args.verbose))
+    except Ns3BuildError as err:
+        print(f"ns3build: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

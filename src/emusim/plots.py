@@ -1,0 +1,546 @@
+"""The report's figures, redrawn from the statistics, comparison and per-run tables.
+
+Every ``fig…`` function takes the tables and an output path stem, writes ``{stem}.pdf`` and
+``{stem}.png`` and returns their paths. Figures are built on `matplotlib.figure.Figure`
+(no pyplot, no global backend state) and saved with fixed DPI and no creation date, so the
+same tables give the same bytes.
+
+A series is one (backend, profile). Its colour says the backend (the same in every figure);
+its marker and line style say the profile: profiles of one backend take the styles in
+``profile_order`` (default: alphabetical) order, so pass the study's profile list to keep a
+profile's style fixed across figures that show different subsets.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import matplotlib as mpl
+import matplotlib.colors as mcolors
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, PercentFormatter
+
+from emusim.compare import axis_values
+from emusim.stats import stalled_runs
+
+#: Resolution of the PNGs (dots per inch).
+DPI = 200
+#: Colours of the backends (Okabe–Ito, colour-blind safe); the reference is black.
+BACKEND_COLORS = {"hardware": "#000000", "mininet": "#0072B2", "ns3": "#D55E00"}
+#: Colours for backends not listed above, picked by a stable hash of the name.
+_SPARE_COLORS = ("#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
+#: Marker and line style of a backend's first, second, … profile.
+PROFILE_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+PROFILE_LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 2)))
+#: Where the report's accounting counts 1526 bytes per frame (docs/results-schema.md).
+THROUGHPUT_LABEL = "Throughput (10⁶ B/s, 1526 B per frame)"
+DROP_RATE_LABEL = "Drop rate (fraction of packets to the receiver)"
+#: How a metric is named in axis labels.
+METRIC_LABELS = {
+    "throughput_report_Bps": "throughput",
+    "throughput_wire_Bps": "wire throughput",
+    "elapsed_s": "elapsed time",
+    "packets_dropped": "packets dropped",
+    "rtt_us": "RTT",
+}
+
+_RC = {
+    "svg.hashsalt": "emusim",
+    "savefig.dpi": DPI,
+    "pdf.fonttype": 42,
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "legend.fontsize": 8,
+    "legend.framealpha": 0.9,
+    "lines.linewidth": 1.3,
+    "lines.markersize": 4,
+    "errorbar.capsize": 2,
+}
+
+
+# --- styles ------------------------------------------------------------------------------------
+
+
+def backend_color(backend: str) -> str:
+    """The colour of a backend: fixed for the three known ones, a stable pick for others."""
+    if backend in BACKEND_COLORS:
+        return BACKEND_COLORS[backend]
+    return _SPARE_COLORS[zlib.crc32(backend.encode()) % len(_SPARE_COLORS)]
+
+
+def _tint(color: str, amount: float) -> tuple[float, float, float]:
+    """``color`` mixed with white; amount 0 is the colour, 1 is white."""
+    rgb = np.array(mcolors.to_rgb(color))
+    return tuple(rgb + (1.0 - rgb) * amount)
+
+
+def series_styles(
+    pairs: Iterable[tuple[str, str]],
+    profile_order: Sequence[str] | None = None,
+    reference_backend: str = "hardware",
+) -> dict[tuple[str, str], dict[str, object]]:
+    """Matplotlib keyword arguments (color, marker, linestyle, label) per (backend, profile).
+
+    Colour is the backend's. Marker and line style follow the profile's place in
+    ``profile_order`` (then the remaining profiles alphabetically), counted over all
+    non-reference backends, so a profile looks the same in mininet and ns3; the reference
+    backend's profiles are counted on their own, so the reference is solid with circles.
+    """
+    pairs = list(dict.fromkeys(tuple(pair) for pair in pairs))
+
+    def ordered(profiles: set[str]) -> list[str]:
+        known = [p for p in (profile_order or ()) if p in profiles]
+        return known + sorted(profiles - set(known))
+
+    ref_profiles = ordered({p for b, p in pairs if b == reference_backend})
+    other_profiles = ordered({p for b, p in pairs if b != reference_backend})
+    styles: dict[tuple[str, str], dict[str, object]] = {}
+    for backend, profile in pairs:
+        order = ref_profiles if backend == reference_backend else other_profiles
+        i = order.index(profile)
+        color = mcolors.to_rgb(backend_color(backend))
+        styles[(backend, profile)] = {
+            "color": _tint(backend_color(backend), min(0.45, 0.2 * (i // 2))) if i > 1 else color,
+            "marker": PROFILE_MARKERS[i % len(PROFILE_MARKERS)],
+            "linestyle": PROFILE_LINESTYLES[i % len(PROFILE_LINESTYLES)],
+            "label": f"{backend}, {profile}",
+        }
+    return styles
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+@contextmanager
+def _style():
+    with sns.axes_style("whitegrid"), mpl.rc_context(_RC):
+        yield
+
+
+def _save(fig: Figure, stem: str | Path) -> list[Path]:
+    """Write ``{stem}.pdf`` and ``{stem}.png`` reproducibly; return their paths."""
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    pdf, png = stem.with_name(stem.name + ".pdf"), stem.with_name(stem.name + ".png")
+    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
+    fig.savefig(png, dpi=DPI, metadata={"Software": None})
+    return [pdf, png]
+
+
+def _x(frame: pd.DataFrame, x: str) -> pd.Series:
+    """The sweep axis ``x`` of a table: its column, or parsed from the point ids."""
+    if x in frame.columns:
+        return pd.to_numeric(frame[x], errors="coerce")
+    values = axis_values(frame["point"], x)
+    if values.isna().all():
+        raise ValueError(
+            f"axis {x!r} is neither a column nor in the point ids ({list(frame['point'][:3])})"
+        )
+    return pd.to_numeric(values, errors="coerce")
+
+
+def _metric_rows(stats: pd.DataFrame, metric: str, x: str) -> pd.DataFrame:
+    """The rows of one metric with the axis as column ``_x``, sorted by it within a series."""
+    rows = stats[stats["metric"] == metric]
+    if rows.empty:
+        raise ValueError(
+            f"metric {metric!r} is not in the statistics table; it has "
+            f"{sorted(set(stats['metric']))}"
+        )
+    return rows.assign(_x=_x(rows, x)).sort_values("_x", kind="stable")
+
+
+def _series(frame: pd.DataFrame) -> Iterable[tuple[tuple[str, str], pd.DataFrame]]:
+    """(backend, profile) and its rows, in order of first appearance."""
+    yield from frame.groupby(["backend", "profile"], sort=False)
+
+
+def _throughput_band(stats: pd.DataFrame, x: str, metric: str) -> pd.DataFrame:
+    """Throughput mean with the throughputs at mean elapsed ± its population SD (the report's Var).
+
+    Throughput is ``frame bytes × writes / elapsed``, so elapsed mean ± SD maps to
+    throughput × mean / (mean ± SD): the band the report's Var spans, asymmetric as it should.
+    """
+    tput = _metric_rows(stats, metric, x)
+    keys = ["scenario", "backend", "profile", "point"]
+    elapsed = stats[stats["metric"] == "elapsed_s"][[*keys, "mean", "sd_pop"]]
+    elapsed = elapsed.rename(columns={"mean": "elapsed_mean", "sd_pop": "elapsed_sd"})
+    out = tput.merge(elapsed, on=keys, how="left")
+    lo = out["elapsed_mean"] + out["elapsed_sd"]
+    hi = (out["elapsed_mean"] - out["elapsed_sd"]).where(lambda s: s > 0)
+    out["low"] = out["mean"] * out["elapsed_mean"] / lo
+    out["high"] = out["mean"] * out["elapsed_mean"] / hi
+    return out
+
+
+def _errorbar(ax: Axes, rows: pd.DataFrame, style: Mapping[str, object], scale: float = 1.0,
+              **kwargs) -> None:
+    """Means with (low, high) error bars, where the rows have them."""
+    y = rows["mean"].to_numpy(dtype=float) / scale
+    low = rows["low"].to_numpy(dtype=float) / scale if "low" in rows else np.full_like(y, np.nan)
+    high = rows["high"].to_numpy(dtype=float) / scale if "high" in rows else np.full_like(y, np.nan)
+    yerr = np.vstack([np.nan_to_num(y - low), np.nan_to_num(high - y)])
+    opts = {**style, **kwargs}
+    ax.errorbar(rows["_x"].to_numpy(dtype=float), y, yerr=yerr, elinewidth=0.8, **opts)
+
+
+def _mega(ax: Axes) -> None:
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+
+
+def _drop_rate_axis(ax: Axes, label: str = DROP_RATE_LABEL) -> None:
+    ax.set_xlabel(label)
+
+
+# --- figures -----------------------------------------------------------------------------------
+
+
+def fig3_1_rtt_vs_size(
+    stats: pd.DataFrame,
+    stem: str | Path,
+    fits: Mapping[str, tuple[float, float]] | None = None,
+    x: str = "request_size_B",
+    metric: str = "rtt_us",
+    error: str = "sd_pop",
+    profile_order: Sequence[str] | None = None,
+) -> list[Path]:
+    """Figure 3.1: mean RTT (± ``error``: ``sd_pop`` or ``ci95``) vs ICMP request size.
+
+    ``fits`` maps a legend label to (slope µs/B, intercept µs); each is drawn as a line over
+    the plotted sizes (the report's line through (256, 248.3) and (1408, 640.9) is one).
+    """
+    if error not in ("sd_pop", "ci95"):
+        raise ValueError(f"error={error!r}; accepted: 'sd_pop', 'ci95'")
+    rows = _metric_rows(stats, metric, x)
+    if error == "sd_pop":
+        rows = rows.assign(low=rows["mean"] - rows["sd_pop"], high=rows["mean"] + rows["sd_pop"])
+    else:
+        rows = rows.assign(low=rows["ci95_low"], high=rows["ci95_high"])
+    styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
+    with _style():
+        fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+        for key, series in _series(rows):
+            _errorbar(ax, series, styles[key], linestyle="none", markersize=4.5)
+        sizes = np.linspace(0.0, float(rows["_x"].max()) * 1.03, 2)
+        fit_styles = ((0, (4, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), "-.")
+        for i, (label, (slope, intercept)) in enumerate((fits or {}).items()):
+            ax.plot(
+                sizes,
+                slope * sizes + intercept,
+                color="0.35",
+                linewidth=1.0,
+                linestyle=fit_styles[i % len(fit_styles)],
+                label=f"{label}: RTT = {slope:.4g}·size + {intercept:.4g} µs",
+            )
+        ax.set_xlim(0, sizes[-1])
+        ax.set_xlabel("ICMP request size (bytes)")
+        ax.set_ylabel("Round-trip time (µs)")
+        bars = "± population SD" if error == "sd_pop" else "95 % CI"
+        ax.set_title(f"Figure 3.1: RTT vs ICMP request size (mean {bars})")
+        ax.legend(loc="upper left")
+        return _save(fig, stem)
+
+
+def _throughput_vs_rate(
+    stats: pd.DataFrame,
+    stem: str | Path,
+    title: str,
+    x: str,
+    x_label: str,
+    metric: str,
+    profile_order: Sequence[str] | None,
+) -> list[Path]:
+    rows = _throughput_band(stats, x, metric)
+    styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
+    with _style():
+        fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+        for key, series in _series(rows):
+            _errorbar(ax, series, styles[key], scale=1e6)
+        _drop_rate_axis(ax, x_label)
+        ax.set_ylabel(THROUGHPUT_LABEL)
+        ax.set_ylim(bottom=0)
+        ax.set_xlim(left=0)
+        _mega(ax)
+        ax.set_title(title)
+        ax.legend(loc="upper right", title="error bars: elapsed ± population SD")
+        return _save(fig, stem)
+
+
+def fig4_1_random_drop(
+    stats: pd.DataFrame,
+    stem: str | Path,
+    x: str = "drop_rate",
+    metric: str = "throughput_report_Bps",
+    profile_order: Sequence[str] | None = None,
+) -> list[Path]:
+    """Figure 4.1: throughput (report accounting) vs random drop rate, per backend and profile.
+
+    Error bars span the throughput at mean elapsed time ± its population SD.
+    """
+    return _throughput_vs_rate(
+        stats, stem, "Figure 4.1: throughput under random dropping", x, DROP_RATE_LABEL, metric,
+        profile_order,
+    )
+
+
+def fig4_2_regular_drop(
+    stats: pd.DataFrame,
+    stem: str | Path,
+    x: str = "drop_rate",
+    metric: str = "throughput_report_Bps",
+    profile_order: Sequence[str] | None = None,
+) -> list[Path]:
+    """Figure 4.2: throughput vs the nominal drop rate (1 / cutoff) of regular dropping."""
+    return _throughput_vs_rate(
+        stats, stem, "Figure 4.2: throughput under regular dropping", x,
+        "Nominal drop rate, 1/cutoff (one packet in cutoff dropped)", metric, profile_order,
+    )
+
+
+def fig4_3_random_vs_regular(
+    random_stats: pd.DataFrame,
+    regular_stats: pd.DataFrame,
+    stem: str | Path,
+    x: str = "drop_rate",
+    metric: str = "throughput_report_Bps",
+    reference_backend: str = "hardware",
+    profile_order: Sequence[str] | None = None,
+) -> list[Path]:
+    """Figure 4.3: random and regular dropping on one plot.
+
+    The reference backend is drawn solid, the others dashed; random dropping with filled
+    markers, regular dropping with open ones.
+    """
+    frames = {
+        "random": _metric_rows(random_stats, metric, x),
+        "regular": _metric_rows(regular_stats, metric, x),
+    }
+    pairs = [
+        key for rows in frames.values() for key in rows[["backend", "profile"]].itertuples(index=False)
+    ]
+    styles = series_styles(pairs, profile_order)
+    with _style():
+        fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+        for dropper, rows in frames.items():
+            for key, series in _series(rows):
+                style = dict(styles[key])
+                style["linestyle"] = "-" if key[0] == reference_backend else "--"
+                style["label"] = f"{style['label']}: {dropper}"
+                face = style["color"] if dropper == "random" else "white"
+                ax.plot(
+                    series["_x"],
+                    series["mean"] / 1e6,
+                    markerfacecolor=face,
+                    markeredgewidth=1.0,
+                    linewidth=1.6 if key[0] == reference_backend else 1.1,
+                    **style,
+                )
+        _drop_rate_axis(ax, "Drop rate (regular dropping: nominal, 1/cutoff)")
+        ax.set_ylabel(THROUGHPUT_LABEL)
+        ax.set_ylim(bottom=0)
+        ax.set_xlim(left=0)
+        _mega(ax)
+        ax.set_title("Figure 4.3: random vs regular dropping")
+        ax.legend(loc="center right")
+        return _save(fig, stem)
+
+
+def fig5_1_exp_vs_sim(
+    stats: pd.DataFrame,
+    stem: str | Path,
+    x: str = "drop_rate",
+    metric: str = "throughput_report_Bps",
+    reference_backend: str = "hardware",
+    profile_order: Sequence[str] | None = None,
+) -> list[Path]:
+    """Figure 5.1: throughput vs drop rate, the reference beside each other backend.
+
+    One panel per non-reference backend (its profiles together), the reference in each; the
+    panels share their axes. Error bars as in `fig4_1_random_drop`.
+    """
+    rows = _throughput_band(stats, x, metric)
+    styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
+    ref = rows[rows["backend"] == reference_backend]
+    others = [b for b in pd.unique(rows["backend"]) if b != reference_backend] or [None]
+    with _style():
+        fig = Figure(figsize=(4.2 * len(others) + 1.0, 4.2), layout="constrained")
+        axes = fig.subplots(1, len(others), sharex=True, sharey=True, squeeze=False)[0]
+        for ax, backend in zip(axes, others, strict=True):
+            for key, series in _series(ref):
+                _errorbar(ax, series, styles[key], scale=1e6)
+            if backend is not None:
+                for key, series in _series(rows[rows["backend"] == backend]):
+                    _errorbar(ax, series, styles[key], scale=1e6)
+            ax.set_title(f"{reference_backend} vs {backend}" if backend else reference_backend)
+            _drop_rate_axis(ax)
+            ax.legend(loc="upper right")
+        axes[0].set_ylabel(THROUGHPUT_LABEL)
+        axes[0].set_ylim(bottom=0)
+        axes[0].set_xlim(left=0)
+        _mega(axes[0])
+        fig.suptitle("Figure 5.1: experiment vs emulation and simulation under random dropping")
+        return _save(fig, stem)
+
+
+def fig5_2_rel_diff(
+    comparison: pd.DataFrame,
+    stem: str | Path,
+    x: str = "drop_rate",
+    metric: str = "throughput_report_Bps",
+    profile_order: Sequence[str] | None = None,
+) -> list[Path]:
+    """Figure 5.2: (exp − sim) / exp in percent vs drop rate, per backend and profile."""
+    rows = comparison[comparison["metric"] == metric]
+    if rows.empty:
+        raise ValueError(
+            f"metric {metric!r} is not in the comparison table; it has "
+            f"{sorted(set(comparison['metric']))}"
+        )
+    rows = rows.assign(_x=_x(rows, x)).sort_values("_x", kind="stable")
+    styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
+    with _style():
+        fig = Figure(figsize=(6.4, 4.2), layout="constrained")
+        ax = fig.add_subplot()
+        ax.axhline(0.0, color="0.3", linewidth=0.8)
+        for key, series in _series(rows):
+            ax.plot(series["_x"], 100.0 * series["rel_diff"], **styles[key])
+        _drop_rate_axis(ax)
+        ax.set_ylabel(f"(exp − sim) / exp, {METRIC_LABELS.get(metric, metric)}")
+        ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
+        ax.set_xlim(left=0)
+        ax.set_title("Figure 5.2: relative difference from the experiment")
+        ax.legend(loc="best")
+        return _save(fig, stem)
+
+
+def _count_label(value: object) -> str:
+    """An iteration count for a tick: 10000 → 10k."""
+    number = float(value)
+    if number >= 1000 and number % 1000 == 0:
+        return f"{number / 1000:g}k"
+    return f"{number:g}"
+
+
+def fig4_4_heavy_tail(
+    runs: pd.DataFrame,
+    stem: str | Path,
+    x: str = "iterations",
+    dropper_col: str = "dropper",
+    metric: str = "elapsed_s",
+    stall_factor: float = 10.0,
+    profile_order: Sequence[str] | None = None,
+) -> list[Path]:
+    """Table 4.4 as a figure: per-run elapsed time per iteration count, log scale.
+
+    One column of panels per (backend, profile). Top: every run (a swarm, so no random
+    jitter), dodged by dropper (regular, random). Bottom: the fraction of runs "stalled",
+    slower than ``stall_factor`` × the fastest run of the same dropper and iteration count
+    (`emusim.stats.stalled_runs`), labelled stalled/runs.
+    """
+    for col in (x, dropper_col, metric, "backend", "profile"):
+        if col not in runs.columns:
+            raise ValueError(f"per-run table lacks column {col!r}; columns: {list(runs.columns)}")
+    runs = runs[runs[metric].notna()]
+    pairs = list(dict.fromkeys(runs[["backend", "profile"]].itertuples(index=False, name=None)))
+    styles = series_styles(pairs, profile_order)
+    x_order = sorted(pd.unique(runs[x]))
+    droppers = [d for d in ("regular", "random") if d in set(runs[dropper_col])]
+    droppers += sorted(set(runs[dropper_col]) - set(droppers))
+    stalls = stalled_runs(runs, ["backend", "profile", x, dropper_col], metric, stall_factor)
+    with _style():
+        fig = Figure(figsize=(3.6 * len(pairs) + 0.8, 5.4), layout="constrained")
+        axes = fig.subplots(
+            2,
+            len(pairs),
+            sharex=True,
+            sharey="row",
+            squeeze=False,
+            gridspec_kw={"height_ratios": [3, 1.3]},
+        )
+        for col, key in enumerate(pairs):
+            color = styles[key]["color"]
+            palette = {d: _tint(color, 0.55 * i) for i, d in enumerate(droppers)}
+            top, bottom = axes[0, col], axes[1, col]
+            mine = runs[(runs["backend"] == key[0]) & (runs["profile"] == key[1])]
+            top.set_yscale("log")
+            sns.swarmplot(
+                data=mine,
+                x=x,
+                y=metric,
+                hue=dropper_col,
+                order=x_order,
+                hue_order=droppers,
+                dodge=True,
+                palette=palette,
+                size=3.4,
+                edgecolor="0.2",
+                linewidth=0.4,
+                marker=styles[key]["marker"],
+                ax=top,
+                legend=col == 0,
+                warn_thresh=1.0,
+            )
+            top.set_title(styles[key]["label"])
+            top.set_xlabel("")
+            top.set_ylabel("Elapsed time (s, log scale)" if col == 0 else "")
+            mine_stalls = stalls[(stalls["backend"] == key[0]) & (stalls["profile"] == key[1])]
+            sns.barplot(
+                data=mine_stalls,
+                x=x,
+                y="stalled_fraction",
+                hue=dropper_col,
+                order=x_order,
+                hue_order=droppers,
+                palette=palette,
+                saturation=1.0,
+                edgecolor="0.2",
+                linewidth=0.5,
+                ax=bottom,
+                legend=False,
+            )
+            _label_stall_bars(bottom, mine_stalls, x, dropper_col, x_order, droppers)
+            bottom.set_ylim(0, 1.18)
+            bottom.set_yticks([0, 0.5, 1])
+            bottom.yaxis.set_major_formatter(PercentFormatter(xmax=1, decimals=0))
+            bottom.set_xticks(range(len(x_order)), labels=[_count_label(v) for v in x_order])
+            bottom.set_xlabel("Iterations (writes per run)")
+            bottom.set_ylabel(f"Runs > {stall_factor:g}× fastest" if col == 0 else "")
+        if axes[0, 0].get_legend() is not None:
+            axes[0, 0].legend(title="dropper", loc="upper left")
+        fig.suptitle("Table 4.4: elapsed time per run with 1 packet in 6 dropped")
+        return _save(fig, stem)
+
+
+def _label_stall_bars(
+    ax: Axes,
+    stalls: pd.DataFrame,
+    x: str,
+    dropper_col: str,
+    x_order: Sequence[object],
+    droppers: Sequence[str],
+) -> None:
+    """Write stalled/runs above each bar (bars of a dodged barplot sit at i ± width)."""
+    width = 0.8 / len(droppers)
+    for _, row in stalls.iterrows():
+        i = x_order.index(row[x])
+        j = droppers.index(row[dropper_col])
+        pos = i - 0.4 + width * (j + 0.5)
+        ax.text(
+            pos,
+            row["stalled_fraction"] + 0.03,
+            f"{row['stalled']}/{row['n']}",
+            ha="center",
+            va="bottom",
+            fontsize=5.5,
+            color="0.25",
+        )
