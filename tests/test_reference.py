@@ -18,10 +18,10 @@ from emusim.constants import (
     ETH_FRAME_REPORT_B,
     ETH_FRAME_WIRE_B,
     LINK_RATE_B_PER_US,
-    LINK_RATE_Bps,
     REPORT_SOURCE,
     TCP_WRITE_SIZE_B,
     UDP_DATAGRAM_SIZE_B,
+    LINK_RATE_Bps,
 )
 from emusim.delay import fit_report, least_squares_fit, one_way_delay_us, two_point_fit
 
@@ -113,6 +113,13 @@ def test_hosts_and_roles():
     assert hosts["kernel"].to_dict() == {"dublin": "2.4.10", "madrid": "2.2.16", "prague": "2.2.16"}
     assert hosts.loc["madrid", "memory_mb"] == 512
     assert (hosts["swap_mb"] == 1024).all()
+
+
+def test_discrepancy_introduction_kernel_holds_for_the_router_only():
+    """The Introduction sets up "Linux (Kernel 2.4.10)"; Table 1.1 has 2.2.16 on both ends."""
+    hosts = ref.load("hosts").set_index("host")
+    assert (hosts["kernel"] != "2.4.10").sum() == 2
+    assert "Introduction" in hosts.loc["dublin", "notes"]
 
 
 def test_experiment_route_is_consistent_across_tables_1_2_and_routes():
@@ -275,7 +282,7 @@ def test_two_point_fit_on_averages_equals_fit_on_raw_pings():
 def test_discrepancy_b_restated_with_a_wrong_digit():
     """§3.2 writes b = 161.0566 once; the delay 71.8878 follows from 161.0556."""
     b = printed("3.3", "b")["two_point_fit"][0]
-    restated, decimals, notes = printed("3.3", "b_restated")["two_point_fit"]
+    restated, _, notes = printed("3.3", "b_restated")["two_point_fit"]
     assert restated != b
     delay = printed("3.3", "delay_us")["two_point_fit"]
     assert not matches(one_way_delay_us(restated), *delay[:2])
@@ -372,9 +379,7 @@ def test_discrepancy_dev_printed_unsigned_though_defined_signed():
 def test_discrepancy_dev_not_reproducible_from_printed_avg_and_ideal():
     avg, ideal, dev = printed("4.2", "AVG"), printed("4.2", "IDEAL"), printed("4.2", "DEV")
     off = [
-        p
-        for p in dev
-        if p and not matches(abs(ideal[p][0] - avg[p][0]) / ideal[p][0], *dev[p][:2])
+        p for p in dev if p and not matches(abs(ideal[p][0] - avg[p][0]) / ideal[p][0], *dev[p][:2])
     ]
     assert off == [0.004, 0.032, 0.092, 0.096]
     assert all("unrounded" in dev[p][2] for p in off)
@@ -458,7 +463,14 @@ def test_regular_1in6_cells_present():
 def test_published_covers_every_derived_column():
     pub = ref.load("published")
     counts = pub.groupby("table").size().to_dict()
-    assert counts == {"3.1": 4, "3.2": 4, "3.3": 28 + 6, "4.1": 38 * 3, "4.2": 38 * 4, "4.3": 21 * 3}
+    assert counts == {
+        "3.1": 4,
+        "3.2": 4,
+        "3.3": 28 + 6,
+        "4.1": 38 * 3,
+        "4.2": 38 * 4,
+        "4.3": 21 * 3,
+    }
     assert not pub.duplicated(["table", "row_key", "column"]).any()
     for r in pub.itertuples():
         assert round(r.value, r.decimals) == pytest.approx(r.value, abs=1e-12), r

@@ -61,3 +61,17 @@ TWO_POINT_FIT_SIZES_B = (256, 1408)
 
 RANDOM_DROPPER_SCALE = 65535
 """The random dropper drops when a 16-bit random number < rate × 65535 (§2.2)."""
+
+# --- ns-3 point-to-point framing ---------------------------------------------------------------
+
+NS3_P2P_HEADER_B = 2
+"""ns-3's PointToPointNetDevice sends each IP packet with a 2-byte PPP header and nothing else."""
+
+NS3_INTERFRAME_GAP_B = ETH_FRAME_WIRE_B - IP_MTU_B - NS3_P2P_HEADER_B
+"""36 byte-times: what Ethernet puts on the wire per frame beyond ns-3's PPP frame (preamble and
+SFD 8, MAC header 14, FCS 4, inter-frame gap 12, less PPP's 2). As the device's InterframeGap it
+makes a full frame occupy 1538 byte-times, as on the hardware."""
+
+NS3_LATE_ARRIVAL_B = ETH_WRAPPER_REPORT_B - NS3_P2P_HEADER_B
+"""24 byte-times: an Ethernet frame's last bit arrives this much later than ns-3's PPP frame of
+the same packet (the gap itself follows the frame). Added to each link's channel delay."""

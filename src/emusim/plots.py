@@ -25,7 +25,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, PercentFormatter
+from matplotlib.ticker import PercentFormatter
 
 from emusim.compare import axis_values
 from emusim.stats import stalled_runs
@@ -95,12 +95,13 @@ def series_styles(
     """
     pairs = list(dict.fromkeys(tuple(pair) for pair in pairs))
 
-    def ordered(profiles: set[str]) -> list[str]:
-        known = [p for p in (profile_order or ()) if p in profiles]
-        return known + sorted(profiles - set(known))
+    def ordered(profiles: set[str], keep_absent: bool) -> list[str]:
+        # With keep_absent the whole given order counts, so a profile's place never shifts.
+        given = [p for p in dict.fromkeys(profile_order or ()) if keep_absent or p in profiles]
+        return given + sorted(profiles - set(given))
 
-    ref_profiles = ordered({p for b, p in pairs if b == reference_backend})
-    other_profiles = ordered({p for b, p in pairs if b != reference_backend})
+    ref_profiles = ordered({p for b, p in pairs if b == reference_backend}, keep_absent=False)
+    other_profiles = ordered({p for b, p in pairs if b != reference_backend}, keep_absent=True)
     styles: dict[tuple[str, str], dict[str, object]] = {}
     for backend, profile in pairs:
         order = ref_profiles if backend == reference_backend else other_profiles
@@ -162,11 +163,15 @@ def _series(frame: pd.DataFrame) -> Iterable[tuple[tuple[str, str], pd.DataFrame
     yield from frame.groupby(["backend", "profile"], sort=False)
 
 
-def _throughput_band(stats: pd.DataFrame, x: str, metric: str) -> pd.DataFrame:
-    """Throughput mean with the throughputs at mean elapsed ± its population SD (the report's Var).
+def throughput_band(
+    stats: pd.DataFrame, x: str = "drop_rate", metric: str = "throughput_report_Bps"
+) -> pd.DataFrame:
+    """The throughput rows of a statistics table with ``low`` and ``high``: the throughput at
+    mean elapsed time + and − its population SD (the report's Var), and the axis as ``_x``.
 
-    Throughput is ``frame bytes × writes / elapsed``, so elapsed mean ± SD maps to
-    throughput × mean / (mean ± SD): the band the report's Var spans, asymmetric as it should.
+    Throughput is frame bytes × writes / mean elapsed, so elapsed mean ± SD maps to
+    throughput × mean / (mean ± SD): the band the report's Var spans, asymmetric as it should
+    be. ``high`` is NaN where the SD reaches the mean (no finite bound).
     """
     tput = _metric_rows(stats, metric, x)
     keys = ["scenario", "backend", "profile", "point"]
@@ -180,8 +185,9 @@ def _throughput_band(stats: pd.DataFrame, x: str, metric: str) -> pd.DataFrame:
     return out
 
 
-def _errorbar(ax: Axes, rows: pd.DataFrame, style: Mapping[str, object], scale: float = 1.0,
-              **kwargs) -> None:
+def _errorbar(
+    ax: Axes, rows: pd.DataFrame, style: Mapping[str, object], scale: float = 1.0, **kwargs
+) -> None:
     """Means with (low, high) error bars, where the rows have them."""
     y = rows["mean"].to_numpy(dtype=float) / scale
     low = rows["low"].to_numpy(dtype=float) / scale if "low" in rows else np.full_like(y, np.nan)
@@ -189,14 +195,6 @@ def _errorbar(ax: Axes, rows: pd.DataFrame, style: Mapping[str, object], scale: 
     yerr = np.vstack([np.nan_to_num(y - low), np.nan_to_num(high - y)])
     opts = {**style, **kwargs}
     ax.errorbar(rows["_x"].to_numpy(dtype=float), y, yerr=yerr, elinewidth=0.8, **opts)
-
-
-def _mega(ax: Axes) -> None:
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
-
-
-def _drop_rate_axis(ax: Axes, label: str = DROP_RATE_LABEL) -> None:
-    ax.set_xlabel(label)
 
 
 # --- figures -----------------------------------------------------------------------------------
@@ -258,18 +256,17 @@ def _throughput_vs_rate(
     metric: str,
     profile_order: Sequence[str] | None,
 ) -> list[Path]:
-    rows = _throughput_band(stats, x, metric)
+    rows = throughput_band(stats, x, metric)
     styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
     with _style():
         fig = Figure(figsize=(6.4, 4.2), layout="constrained")
         ax = fig.add_subplot()
         for key, series in _series(rows):
             _errorbar(ax, series, styles[key], scale=1e6)
-        _drop_rate_axis(ax, x_label)
+        ax.set_xlabel(x_label)
         ax.set_ylabel(THROUGHPUT_LABEL)
         ax.set_ylim(bottom=0)
         ax.set_xlim(left=0)
-        _mega(ax)
         ax.set_title(title)
         ax.legend(loc="upper right", title="error bars: elapsed ± population SD")
         return _save(fig, stem)
@@ -287,7 +284,12 @@ def fig4_1_random_drop(
     Error bars span the throughput at mean elapsed time ± its population SD.
     """
     return _throughput_vs_rate(
-        stats, stem, "Figure 4.1: throughput under random dropping", x, DROP_RATE_LABEL, metric,
+        stats,
+        stem,
+        "Figure 4.1: throughput under random dropping",
+        x,
+        DROP_RATE_LABEL,
+        metric,
         profile_order,
     )
 
@@ -301,8 +303,13 @@ def fig4_2_regular_drop(
 ) -> list[Path]:
     """Figure 4.2: throughput vs the nominal drop rate (1 / cutoff) of regular dropping."""
     return _throughput_vs_rate(
-        stats, stem, "Figure 4.2: throughput under regular dropping", x,
-        "Nominal drop rate, 1/cutoff (one packet in cutoff dropped)", metric, profile_order,
+        stats,
+        stem,
+        "Figure 4.2: throughput under regular dropping",
+        x,
+        "Nominal drop rate, 1/cutoff (one packet in cutoff dropped)",
+        metric,
+        profile_order,
     )
 
 
@@ -325,7 +332,9 @@ def fig4_3_random_vs_regular(
         "regular": _metric_rows(regular_stats, metric, x),
     }
     pairs = [
-        key for rows in frames.values() for key in rows[["backend", "profile"]].itertuples(index=False)
+        key
+        for rows in frames.values()
+        for key in rows[["backend", "profile"]].itertuples(index=False)
     ]
     styles = series_styles(pairs, profile_order)
     with _style():
@@ -345,11 +354,10 @@ def fig4_3_random_vs_regular(
                     linewidth=1.6 if key[0] == reference_backend else 1.1,
                     **style,
                 )
-        _drop_rate_axis(ax, "Drop rate (regular dropping: nominal, 1/cutoff)")
+        ax.set_xlabel("Drop rate (regular dropping: nominal, 1/cutoff)")
         ax.set_ylabel(THROUGHPUT_LABEL)
         ax.set_ylim(bottom=0)
         ax.set_xlim(left=0)
-        _mega(ax)
         ax.set_title("Figure 4.3: random vs regular dropping")
         ax.legend(loc="center right")
         return _save(fig, stem)
@@ -368,7 +376,7 @@ def fig5_1_exp_vs_sim(
     One panel per non-reference backend (its profiles together), the reference in each; the
     panels share their axes. Error bars as in `fig4_1_random_drop`.
     """
-    rows = _throughput_band(stats, x, metric)
+    rows = throughput_band(stats, x, metric)
     styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
     ref = rows[rows["backend"] == reference_backend]
     others = [b for b in pd.unique(rows["backend"]) if b != reference_backend] or [None]
@@ -382,12 +390,11 @@ def fig5_1_exp_vs_sim(
                 for key, series in _series(rows[rows["backend"] == backend]):
                     _errorbar(ax, series, styles[key], scale=1e6)
             ax.set_title(f"{reference_backend} vs {backend}" if backend else reference_backend)
-            _drop_rate_axis(ax)
+            ax.set_xlabel(DROP_RATE_LABEL)
             ax.legend(loc="upper right")
         axes[0].set_ylabel(THROUGHPUT_LABEL)
         axes[0].set_ylim(bottom=0)
         axes[0].set_xlim(left=0)
-        _mega(axes[0])
         fig.suptitle("Figure 5.1: experiment vs emulation and simulation under random dropping")
         return _save(fig, stem)
 
@@ -414,7 +421,7 @@ def fig5_2_rel_diff(
         ax.axhline(0.0, color="0.3", linewidth=0.8)
         for key, series in _series(rows):
             ax.plot(series["_x"], 100.0 * series["rel_diff"], **styles[key])
-        _drop_rate_axis(ax)
+        ax.set_xlabel(DROP_RATE_LABEL)
         ax.set_ylabel(f"(exp − sim) / exp, {METRIC_LABELS.get(metric, metric)}")
         ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
         ax.set_xlim(left=0)
@@ -458,7 +465,7 @@ def fig4_4_heavy_tail(
     droppers += sorted(set(runs[dropper_col]) - set(droppers))
     stalls = stalled_runs(runs, ["backend", "profile", x, dropper_col], metric, stall_factor)
     with _style():
-        fig = Figure(figsize=(3.6 * len(pairs) + 0.8, 5.4), layout="constrained")
+        fig = Figure(figsize=(max(5.6, 3.6 * len(pairs) + 0.8), 5.4), layout="constrained")
         axes = fig.subplots(
             2,
             len(pairs),
@@ -487,10 +494,11 @@ def fig4_4_heavy_tail(
                 linewidth=0.4,
                 marker=styles[key]["marker"],
                 ax=top,
-                legend=col == 0,
+                legend=True,
                 warn_thresh=1.0,
             )
             top.set_title(styles[key]["label"])
+            top.legend(title="dropper", loc="upper left")
             top.set_xlabel("")
             top.set_ylabel("Elapsed time (s, log scale)" if col == 0 else "")
             mine_stalls = stalls[(stalls["backend"] == key[0]) & (stalls["profile"] == key[1])]
@@ -515,8 +523,6 @@ def fig4_4_heavy_tail(
             bottom.set_xticks(range(len(x_order)), labels=[_count_label(v) for v in x_order])
             bottom.set_xlabel("Iterations (writes per run)")
             bottom.set_ylabel(f"Runs > {stall_factor:g}× fastest" if col == 0 else "")
-        if axes[0, 0].get_legend() is not None:
-            axes[0, 0].legend(title="dropper", loc="upper left")
         fig.suptitle("Table 4.4: elapsed time per run with 1 packet in 6 dropped")
         return _save(fig, stem)
 

@@ -34,8 +34,6 @@ STAT_COLS = (
     "min",
     "max",
 )
-#: Derived metrics, in the order their rows follow a point's measured metrics.
-DERIVED_METRICS = ("throughput_report_Bps", "throughput_wire_Bps", "drop_deviation")
 
 
 def metric_columns(runs: pd.DataFrame, axis_cols: Sequence[str]) -> list[str]:
@@ -181,11 +179,6 @@ def summarise(
     out = pd.DataFrame(rows, columns=columns)
     out["n"] = out["n"].astype(int)
     return out.reset_index(drop=True)
-
-
-def point_order(frame: pd.DataFrame) -> list[str]:
-    """The point ids of a table in order of first appearance."""
-    return list(pd.unique(frame["point"]))
 
 
 def stalled_runs(

@@ -264,8 +264,9 @@ def side_by_side(
     points = list(pd.unique(stats["point"]))
     x_cols = list(x_cols) or ["point"]
     index = stats.drop_duplicates("point").set_index("point").reindex(points)
-    out = pd.DataFrame({("", col): (points if col == "point" else index[col].to_numpy())
-                        for col in x_cols})
+    out = pd.DataFrame(
+        {("", col): (points if col == "point" else index[col].to_numpy()) for col in x_cols}
+    )
     pairs = list(dict.fromkeys(stats[["backend", "profile"]].itertuples(index=False, name=None)))
     if backends is not None:
         pairs.sort(key=lambda pair: list(backends).index(pair[0]))

@@ -1,0 +1,105 @@
+"""The hardware backend's results when no testbed is attached: the 2001 measurements.
+
+Each scenario's points are matched to the rows of data/reference/ by their sweep values, and
+turned into the tidy per-run table every backend produces (docs/results-schema.md), with
+`profile` = `native` (the hosts' own kernels) and `seed` empty.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pandas as pd
+
+from emusim import reference
+from emusim.collect import tidy
+from emusim.scenario import Point, Scenario
+
+PROFILE = "native"
+
+
+def _same_rate(a: object, b: str) -> bool:
+    return Decimal(str(a)).normalize() == Decimal(b).normalize()
+
+
+def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
+    """Reference rows of one point as {repetition, metrics} dicts."""
+    kind = scenario.name
+    v = point.values
+    if kind == "baseline-tcp":
+        df = reference.load("tcp_blast")
+        return [
+            {"repetition": r.run, "elapsed_s": r.elapsed_s, "writes": r.writes,
+             "write_size_B": r.write_size_B}
+            for r in df.itertuples()
+        ]
+    if kind == "baseline-udp":
+        df = reference.load("udp_blast")
+        return [
+            {"repetition": r.run, "elapsed_s": r.elapsed_s, "datagrams_sent": r.datagrams,
+             "datagrams_received": r.datagrams - r.datagrams_lost,
+             "datagrams_lost": r.datagrams_lost, "datagram_size_B": r.datagram_size_B}
+            for r in df.itertuples()
+        ]
+    if kind == "ping-sweep":
+        df = reference.load("ping_rtt")
+        df = df[df.request_size_B == v["request_size_B"]].sort_values("rep")
+        # One `ping -c 10` per size: one run whose echoes are a list, as the other backends.
+        return [{"repetition": 1, "rtt_us": [float(x) for x in df.rtt_us]}]
+    if kind == "random-drop":
+        el = reference.load("random_drop_elapsed")
+        dr = reference.load("random_drop_counts")
+        el = el[[_same_rate(x, v["drop_rate"]) for x in el.drop_rate]]
+        dr = dr[[_same_rate(x, v["drop_rate"]) for x in dr.drop_rate]].set_index("run")
+        return [
+            {"repetition": r.run, "elapsed_s": r.elapsed_s, "writes": r.writes,
+             "write_size_B": r.write_size_B,
+             "packets_dropped": int(dr.loc[r.run, "packets_dropped"])}
+            for r in el.itertuples()
+        ]
+    if kind == "regular-drop":
+        df = reference.load("regular_drop")
+        df = df[df.cutoff == v["every_n"]]
+        return [
+            {"repetition": r.run, "elapsed_s": r.elapsed_s, "writes": r.writes,
+             "write_size_B": r.write_size_B}
+            for r in df.itertuples()
+        ]
+    if kind == "regular-1in6":
+        df = reference.load("regular_1in6")
+        df = df[(df.iterations == v["iterations"]) & (df.dropper == v["mode"])]
+        return [
+            {"repetition": r.run, "elapsed_s": r.elapsed_s, "writes": r.iterations,
+             "write_size_B": 1448}
+            for r in df.itertuples()
+        ]
+    return []
+
+
+def has_reference(scenario_name: str) -> bool:
+    """Whether the 2001 report measured this scenario."""
+    return scenario_name in {
+        "baseline-tcp", "baseline-udp", "ping-sweep", "random-drop", "regular-drop",
+        "regular-1in6",
+    }
+
+
+def reference_runs(scenario: Scenario) -> pd.DataFrame:
+    """Tidy per-run table of the 2001 measurements for the scenario's points."""
+    runs = []
+    for point in scenario.points:
+        for row in _rows_for(scenario, point):
+            rep = int(row.pop("repetition"))
+            runs.append({
+                "scenario": scenario.name, "backend": "hardware", "profile": PROFILE,
+                "point": point.id, "params": point.values, "repetition": rep, "seed": None,
+                "status": "ok", "metrics": {k: _plain(x) for k, x in row.items()},
+            })
+    return tidy(runs, scenario)
+
+
+def _plain(value):
+    """numpy scalars to Python numbers, so runs serialise like the other backends'."""
+    if isinstance(value, list):
+        return value
+    return float(value) if isinstance(value, float) else int(value)

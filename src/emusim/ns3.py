@@ -1,0 +1,144 @@
+"""The ns-3 backend: from a scenario point to the command line of sim/ns3's testbed program.
+
+Modelling choices, each with its source (docs/fidelity.md has the full argument):
+
+- Framing: ns-3's point-to-point device sends IP packet + 2-byte PPP header. Ethernet puts
+  38 bytes beyond the IP packet on the wire per frame (constants.ETH_FRAME_WIRE_B - MTU), so the
+  device's InterframeGap is 36 byte-times: a full frame occupies 1538 byte-times, as on the wire.
+- Delay: the report's model is RTT = 2 d + 4 (size + 54) / rate (§3.2), d the one-way delay of
+  the path outside serialisation. ns-3's RTT over two links is 4 (size + 30) / rate + 4 c, c
+  the channel delay per link. Equal intercepts give c = d / 2 + 24 / rate: half the path's delay
+  per link (the split: propagation and processing are not separable in the report's data), plus
+  the 24 byte-times by which an Ethernet frame ends later than ns-3's PPP frame.
+- Dropper: DropperQueueDisc, the root queue disc of the router's egress toward the receiver,
+  so it sees packets before the queue, as the report's hook in dev_queue_xmit did.
+- Queues: the queue discs hold tx_queue_len packets (scenario); device queues hold one packet.
+- Seeds: RngSeed is derived from scenario and point, RngRun is the repetition; a rerun gives the
+  same bytes.
+"""
+
+from __future__ import annotations
+
+import zlib
+from decimal import Decimal
+
+from emusim import constants
+from emusim.profiles import Profile
+from emusim.scenario import Point, Scenario
+
+DEFAULT_CAP_S = 100_000.0
+"""Simulated-time cap of a TCP run whose scenario sets no `cap_s`."""
+
+
+def byte_time_ns(n_bytes: float, link_rate_bps: float) -> float:
+    """Time to serialise `n_bytes` at `link_rate_bps`, in ns."""
+    return n_bytes * 8 * 1e9 / link_rate_bps
+
+
+def interframe_gap_ns(link_rate_bps: float) -> int:
+    """InterframeGap that makes ns-3's PPP frames take Ethernet's wire time."""
+    return round(byte_time_ns(constants.NS3_INTERFRAME_GAP_B, link_rate_bps))
+
+
+def channel_delay_ns(one_way_delay_us: float, link_rate_bps: float) -> int:
+    """Per-link channel delay that reproduces the report's RTT model (see module docstring)."""
+    return round(
+        one_way_delay_us * 1000 / 2 + byte_time_ns(constants.NS3_LATE_ARRIVAL_B, link_rate_bps)
+    )
+
+
+def cutoff_from_rate(rate: str) -> int:
+    """floor(rate x 65535) on the exact decimal (spec/drop-decision.md)."""
+    value = Decimal(rate)
+    if not 0 <= value <= 1:
+        raise ValueError(f"drop rate {rate!r} is outside [0, 1]")
+    return int(value * constants.RANDOM_DROPPER_SCALE)
+
+
+def rng_seed(scenario: str, point: str) -> int:
+    """RngSeed of a point: a stable hash, so points draw independent streams."""
+    return zlib.crc32(f"{scenario}/{point}".encode()) % 2_000_000_000 + 1
+
+
+def repetitions_to_run(point: Point, repetitions: int, repeat_deterministic: bool) -> list[int]:
+    """Repetitions ns-3 simulates for a point.
+
+    ns-3 draws random numbers only in the random dropper. A point without one gives the same
+    result for every seed, so it is simulated once unless `repeat_deterministic` asks otherwise
+    (a test checks the sameness).
+    """
+    if point.is_random or repeat_deterministic:
+        return list(range(1, repetitions + 1))
+    return [1]
+
+
+def dropper_args(point: Point) -> list[str]:
+    dropper = point.dropper
+    args = [f"--target={dropper.get('target', '192.168.2.2')}"]
+    mode = dropper["mode"]
+    if mode == "random":
+        args += ["--dropMode=random", f"--cutoff={cutoff_from_rate(dropper['rate'])}"]
+    elif mode == "regular" and dropper["every_n"] > 0:
+        args += ["--dropMode=regular", f"--everyN={dropper['every_n']}"]
+    else:
+        args += ["--dropMode=off"]
+    return args
+
+
+def workload_args(scenario: Scenario, point: Point) -> list[str]:
+    w = point.workload
+    kind = w["kind"]
+    if kind == "tcp-blast":
+        cap = scenario.settings.get("cap_s", DEFAULT_CAP_S)
+        return [
+            "--workload=tcp",
+            f"--writes={w['writes']}",
+            f"--writeSize={w['write_size_B']}",
+            f"--maxSimTimeS={cap}",
+        ]
+    if kind == "udp-blast":
+        return ["--workload=udp", f"--writes={w['datagrams']}", f"--writeSize={w['datagram_size_B']}"]
+    if kind == "ping":
+        return [
+            "--workload=ping",
+            f"--pings={w['count']}",
+            f"--pingSize={w['request_size_B']}",
+            f"--pingIntervalS={w['interval_s']}",
+        ]
+    raise ValueError(f"the ns-3 backend has no workload {kind!r}")
+
+
+def one_way_delay_us(scenario: Scenario, measured_delay_us: float | None) -> float:
+    """The scenario's one-way delay: a number, or the fitted value for `delay: measured`."""
+    delay = scenario.settings["topology"]["delay"]
+    if delay == "measured":
+        if measured_delay_us is None:
+            raise ValueError(f"{scenario.path}: delay is 'measured' but no fitted delay given")
+        return float(measured_delay_us)
+    return float(delay)
+
+
+def command(
+    binary: str,
+    scenario: Scenario,
+    point: Point,
+    profile: Profile,
+    repetition: int,
+    delay_us: float,
+) -> list[str]:
+    """The testbed program's full command line for one run."""
+    topo = scenario.settings["topology"]
+    rate_bps = topo["link_rate_Mbps"] * 1e6
+    return [
+        binary,
+        f"--linkRateBps={round(rate_bps)}",
+        f"--interframeGapNs={interframe_gap_ns(rate_bps)}",
+        f"--channelDelayNs={channel_delay_ns(delay_us, rate_bps)}",
+        f"--routerQueuePackets={topo['router_queue_packets']}",
+        f"--hostQueuePackets={topo['host_queue_packets']}",
+        *workload_args(scenario, point),
+        *dropper_args(point),
+        f"--seed={rng_seed(scenario.name, point.id)}",
+        f"--run={repetition}",
+        *profile.ns3_args(),
+    ]

@@ -1,0 +1,358 @@
+"""Scenarios: one YAML description per experiment, the same for every backend.
+
+A scenario names a topology, a workload, an impairment, the TCP profiles to run, the number of
+repetitions and the sweeps. This module loads it, resolves its topology and scale, validates it
+(errors name the file, the key, the value and what is accepted) and expands its sweeps into
+points. See config/README.md for every key.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from emusim.paths import SCENARIO_DIR
+
+SCALES = ("paper", "quick")
+"""`paper` is the report's design exactly; `quick` a documented reduction for tests and CI."""
+
+SCHEMA_PATH = Path(__file__).with_name("schemas_scenario.yaml")
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A sweep axis: which key of the scenario a point's value sets, and of which type."""
+
+    path: tuple[str, ...]
+    kind: str  # "int", "decimal" (kept as its string) or "choice"
+    choices: tuple[str, ...] = ()
+
+
+AXES: dict[str, Axis] = {
+    "drop_rate": Axis(("impairment", "dropper", "rate"), "decimal"),
+    "every_n": Axis(("impairment", "dropper", "every_n"), "int"),
+    "mode": Axis(("impairment", "dropper", "mode"), "choice", ("off", "random", "regular")),
+    "iterations": Axis(("workload", "writes"), "int"),
+    "request_size_B": Axis(("workload", "request_size_B"), "int"),
+}
+"""Every axis a scenario may sweep. Adding an axis is one entry here."""
+
+
+class ScenarioError(ValueError):
+    """A scenario file is invalid; the message names file, key, value and what is accepted."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One combination of sweep values, with the scenario it resolves to."""
+
+    id: str
+    values: dict[str, Any]
+    settings: dict[str, Any] = field(repr=False)
+
+    @property
+    def dropper(self) -> dict[str, Any]:
+        return self.settings["impairment"]["dropper"]
+
+    @property
+    def workload(self) -> dict[str, Any]:
+        return self.settings["workload"]
+
+    @property
+    def is_random(self) -> bool:
+        """Whether anything in the point is drawn at random (only the random dropper is)."""
+        return self.dropper["mode"] == "random" and Decimal(self.dropper.get("rate", "0")) > 0
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario at one scale."""
+
+    name: str
+    path: Path
+    scale: str
+    settings: dict[str, Any] = field(repr=False)
+    points: tuple[Point, ...] = ()
+
+    @property
+    def axes(self) -> list[str]:
+        return list(self.points[0].values) if self.points else []
+
+    @property
+    def profiles(self) -> list[str]:
+        return list(self.settings["profiles"])
+
+    @property
+    def repetitions(self) -> int:
+        return int(self.settings["repetitions"])
+
+    @property
+    def workload_kind(self) -> str:
+        return self.settings["workload"]["kind"]
+
+    def point(self, point_id: str) -> Point:
+        for p in self.points:
+            if p.id == point_id:
+                return p
+        raise KeyError(f"scenario {self.name} has no point {point_id!r}")
+
+
+def _key(path) -> str:
+    return ".".join(str(p) for p in path) or "(top level)"
+
+
+def _deep_merge(base: dict, override: dict) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in override.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict) and k != "sweep":
+            out[k] = _deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such file") from None
+    except yaml.YAMLError as err:
+        raise ScenarioError(f"{path}: not valid YAML: {err}") from None
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: must be a mapping of keys, found {type(data).__name__}")
+    return data
+
+
+@cache
+def _schema() -> dict:
+    return yaml.safe_load(SCHEMA_PATH.read_text())
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    """What the schema accepts where `error` happened, in words."""
+    schema = error.schema
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    if "const" in schema:
+        return repr(schema["const"])
+    if error.validator in ("additionalProperties", "required"):
+        allowed = sorted(error.schema.get("properties", {}))
+        return "keys " + ", ".join(allowed) if allowed else "no other keys"
+    if error.validator == "oneOf":
+        alts = []
+        for alt in schema["oneOf"]:
+            if "const" in alt:
+                alts.append(repr(alt["const"]))
+            elif "properties" in alt and "kind" in alt["properties"]:
+                alts.append(f"kind {alt['properties']['kind'].get('const')!r}")
+            else:
+                alts.append(alt.get("type", "a value") + _bounds(alt))
+        return " or ".join(alts)
+    if "pattern" in schema:
+        return f"a string matching {schema['pattern']}"
+    return schema.get("type", "a valid value") + _bounds(schema)
+
+
+def _bounds(schema: dict) -> str:
+    parts = [
+        f"{word} {schema[k]}"
+        for k, word in (
+            ("minimum", ">="),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "<="),
+            ("minItems", "with at least"),
+        )
+        if k in schema
+    ]
+    return (" " + " ".join(parts)) if parts else ""
+
+
+def validate(settings: dict, path: Path) -> None:
+    """Raise ScenarioError for the first schema violation, naming file, key and value."""
+    validator = jsonschema.Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(settings), key=lambda e: (len(e.path), list(e.path)))
+    if not errors:
+        return
+    err = errors[0]
+    if err.validator == "additionalProperties":
+        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+        key = _key([*err.path, extra[0]]) if extra else _key(err.path)
+        raise ScenarioError(
+            f"{path}: unknown key {key!r}; accepted here: {_describe(err)}"
+        )
+    if err.validator == "required":
+        raise ScenarioError(f"{path}: key {_key(err.path)!r}: {err.message}")
+    raise ScenarioError(
+        f"{path}: key {_key(err.path)!r} has value {err.instance!r}; accepted: {_describe(err)}"
+    )
+
+
+def _decimal_range(spec: dict, path: Path, axis: str) -> list[str]:
+    try:
+        start, stop, step = (Decimal(spec[k]) for k in ("start", "stop", "step"))
+    except (InvalidOperation, KeyError):
+        raise ScenarioError(f"{path}: key 'sweep.{axis}': start, stop, step must be decimals")
+    if step <= 0 or stop < start:
+        raise ScenarioError(
+            f"{path}: key 'sweep.{axis}' has value {spec!r}; accepted: step > 0 and stop >= start"
+        )
+    values = []
+    v = start
+    while v <= stop:
+        values.append(str(v))
+        v += step
+    return values
+
+
+def _coerce(axis: str, value: Any, path: Path, where: str) -> Any:
+    spec = AXES[axis]
+    if spec.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ScenarioError(
+                f"{path}: key {where!r} has value {value!r}; accepted: a whole number >= 0"
+            )
+        return value
+    if spec.kind == "decimal":
+        text = str(value)
+        try:
+            d = Decimal(text)
+        except InvalidOperation:
+            d = None
+        if d is None or not (0 <= d <= 1) or not isinstance(value, (str, int)):
+            raise ScenarioError(
+                f"{path}: key {where!r} has value {value!r}; accepted: a decimal string in "
+                "[0, 1] such as \"0.004\" (quoted, so it stays exact)"
+            )
+        return text
+    if value not in spec.choices:
+        raise ScenarioError(
+            f"{path}: key {where!r} has value {value!r}; accepted: one of "
+            + ", ".join(spec.choices)
+        )
+    return value
+
+
+def _format(value: Any) -> str:
+    return str(value)
+
+
+def expand_points(settings: dict, path: Path) -> list[Point]:
+    """The cartesian product of the sweep axes (or its explicit `points`), in file order."""
+    sweep = settings.get("sweep") or {}
+    combos: list[dict[str, Any]]
+    if "points" in sweep:
+        if len(sweep) > 1:
+            raise ScenarioError(f"{path}: key 'sweep': give either 'points' or axes, not both")
+        combos = []
+        for i, raw in enumerate(sweep["points"]):
+            combo = {}
+            for axis, value in raw.items():
+                if axis not in AXES:
+                    raise ScenarioError(
+                        f"{path}: key 'sweep.points.{i}.{axis}' is not a sweep axis; accepted: "
+                        + ", ".join(AXES)
+                    )
+                combo[axis] = _coerce(axis, value, path, f"sweep.points.{i}.{axis}")
+            combos.append(combo)
+    else:
+        lists = {}
+        for axis, spec in sweep.items():
+            if axis not in AXES:
+                raise ScenarioError(
+                    f"{path}: key 'sweep.{axis}' is not a sweep axis; accepted: " + ", ".join(AXES)
+                )
+            values = _decimal_range(spec, path, axis) if isinstance(spec, dict) else spec
+            lists[axis] = [
+                _coerce(axis, v, path, f"sweep.{axis}.{i}") for i, v in enumerate(values)
+            ]
+        combos = [dict(zip(lists, vals)) for vals in itertools.product(*lists.values())]
+        combos = combos or [{}]
+
+    points, seen = [], set()
+    for combo in combos:
+        point_settings = copy.deepcopy(settings)
+        for axis, value in combo.items():
+            target = point_settings
+            *parents, leaf = AXES[axis].path
+            for key in parents:
+                target = target.setdefault(key, {})
+            target[leaf] = value
+        pid = "+".join(f"{k}={_format(v)}" for k, v in combo.items()) or "base"
+        if pid in seen:
+            raise ScenarioError(f"{path}: key 'sweep': point {pid} appears twice")
+        seen.add(pid)
+        _check_point(point_settings, path, pid)
+        points.append(Point(pid, combo, point_settings))
+    return points
+
+
+def _check_point(settings: dict, path: Path, pid: str) -> None:
+    dropper = settings["impairment"]["dropper"]
+    if dropper["mode"] == "random" and "rate" not in dropper:
+        raise ScenarioError(
+            f"{path}: point {pid}: key 'impairment.dropper.rate' is missing; the random "
+            "dropper needs a rate (or sweep drop_rate)"
+        )
+    if dropper["mode"] == "regular" and "every_n" not in dropper:
+        raise ScenarioError(
+            f"{path}: point {pid}: key 'impairment.dropper.every_n' is missing; the regular "
+            "dropper needs N (or sweep every_n)"
+        )
+    if settings["workload"]["kind"] == "ping" and "request_size_B" not in settings["workload"]:
+        raise ScenarioError(
+            f"{path}: point {pid}: key 'workload.request_size_B' is missing (or sweep it)"
+        )
+
+
+def _resolve_topology(raw: dict, path: Path) -> dict:
+    topo = raw.get("topology")
+    if isinstance(topo, dict) and "use" in topo:
+        name = topo["use"]
+        preset_path = path.parent / "topologies" / f"{name}.yaml"
+        if not preset_path.exists():
+            available = sorted(p.stem for p in preset_path.parent.glob("*.yaml"))
+            raise ScenarioError(
+                f"{path}: key 'topology.use' has value {name!r}; accepted: "
+                + (", ".join(available) or "a file in scenarios/topologies/")
+            )
+        raw = dict(raw)
+        raw["topology"] = _deep_merge(_read_yaml(preset_path), topo)
+    return raw
+
+
+def load(name_or_path: str | Path, scale: str = "paper", profiles: set[str] | None = None):
+    """Load, resolve and validate a scenario; `profiles` (known names) are checked if given."""
+    path = Path(name_or_path)
+    if path.suffix != ".yaml":
+        path = SCENARIO_DIR / f"{name_or_path}.yaml"
+    if scale not in SCALES:
+        raise ScenarioError(f"config: key 'scale' has value {scale!r}; accepted: paper, quick")
+    raw = _resolve_topology(_read_yaml(path), path)
+    scales = raw.get("scales") or {}
+    if not isinstance(scales, dict):
+        raise ScenarioError(f"{path}: key 'scales' must be a mapping of scale names")
+    settings = _deep_merge(raw, scales.get(scale, {})) if isinstance(scales, dict) else raw
+    validate(settings, path)
+    if profiles is not None:
+        for i, prof in enumerate(settings["profiles"]):
+            if prof not in profiles:
+                raise ScenarioError(
+                    f"{path}: key 'profiles.{i}' has value {prof!r}; accepted: "
+                    + ", ".join(sorted(profiles))
+                )
+    settings.pop("scales", None)
+    points = tuple(expand_points(settings, path))
+    return Scenario(path.stem, path, scale, settings, points)
+
+
+def scenario_names() -> list[str]:
+    """Every scenario in scenarios/, sorted."""
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml"))

@@ -1,0 +1,131 @@
+# Configuration, scenarios and the target list: validated when the workflow loads, before any
+# job runs. Input functions live here too.
+import json
+from glob import glob
+import subprocess
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from emusim import hardware as hw
+from emusim import ns3 as ns3mod
+from emusim import profiles as tcp_profiles
+from emusim import scenario as sc
+
+validate(config, "../schemas/config.schema.yaml")
+
+SCALE = config["scale"]
+# Paper scale writes to results/, figures/, paper/tables/; other scales under scales/<scale>/.
+PREFIX = "" if SCALE == "paper" else f"scales/{SCALE}/"
+RESULTS = f"{PREFIX}results"
+FIGURES = f"{PREFIX}figures"
+TABLES = f"{PREFIX}paper/tables"
+BACKENDS = config["backends"]
+NS3_BINARY = "build/ns3/testbed-2001"
+
+
+def _load_scenarios():
+    names = config.get("scenarios") or sc.scenario_names()
+    known = set(tcp_profiles.registry())
+    loaded = {}
+    for name in names:
+        try:
+            loaded[name] = sc.load(name, SCALE, known)
+        except sc.ScenarioError as err:
+            raise WorkflowError(str(err)) from None
+    return loaded
+
+
+SCENARIOS = _load_scenarios()
+
+
+wildcard_constraints:
+    scenario="|".join(SCENARIOS) or "none",
+    profile=r"[A-Za-z0-9_.+-]+",
+    point=r"[^/]+",
+    rep=r"\d+",
+
+
+def _git_revision():
+    proc = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    )
+    return proc.stdout.strip() or "unknown"
+
+
+GIT_REVISION = _git_revision()
+
+
+def ns3_run_paths(name):
+    """Every ns-3 run JSON of a scenario (deterministic points once, see config ns3)."""
+    s = SCENARIOS[name]
+    repeat = config.get("ns3", {}).get("repeat_deterministic", False)
+    return [
+        f"{RESULTS}/ns3/{name}/{profile}/{point.id}/run{k}.json"
+        for profile in s.profiles
+        for point in s.points
+        for k in ns3mod.repetitions_to_run(point, s.repetitions, repeat)
+    ]
+
+
+def backend_tables(wildcards):
+    """Input function: the tidy per-run tables of the scenario's backends."""
+    return backend_tables_of(wildcards.scenario)
+
+
+def backend_tables_of(name):
+    """The tidy per-run tables of every configured backend that can run the scenario."""
+    tables = []
+    if "hardware" in BACKENDS and hw.has_reference(name):
+        tables.append(f"{RESULTS}/hardware/{name}.csv")
+    if "ns3" in BACKENDS:
+        tables.append(f"{RESULTS}/ns3/{name}.csv")
+    return tables
+
+
+def compare_metrics(name):
+    """What the comparison measures: throughput always; elapsed time where sizes match."""
+    kind = SCENARIOS[name].workload_kind
+    if kind == "ping":
+        return ["rtt_us"]
+    metrics = ["throughput_report_Bps"]
+    if SCALE == "paper":
+        metrics.append("elapsed_s")
+    return metrics
+
+
+def compared_scenarios():
+    return [n for n in SCENARIOS if hw.has_reference(n) and "hardware" in BACKENDS]
+
+
+FIGURE_STEMS = {
+    "fig3_1_rtt_vs_size": ["ping-sweep"],
+    "fig4_1_random_drop": ["random-drop"],
+    "fig4_2_regular_drop": ["regular-drop"],
+    "fig4_3_random_vs_regular": ["random-drop", "regular-drop"],
+    "fig4_4_heavy_tail": ["regular-1in6"],
+    "fig5_1_exp_vs_sim": ["random-drop"],
+    "fig5_2_rel_diff": ["random-drop"],
+}
+
+
+def figure_targets():
+    return [
+        f"{FIGURES}/{stem}.{ext}"
+        for stem, needs in FIGURE_STEMS.items()
+        if all(n in SCENARIOS for n in needs)
+        for ext in ("pdf", "png")
+    ]
+
+
+def table_targets():
+    tables = [f"{TABLES}/tcp_profiles", f"{TABLES}/delay_fit", f"{TABLES}/summary"]
+    tables += [f"{TABLES}/{n}" for n in SCENARIOS]
+    return [f"{t}.{ext}" for t in tables for ext in ("csv", "tex", "html")]
+
+
+def all_targets():
+    targets = [f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS]
+    targets += [f"{RESULTS}/compare/{n}.csv" for n in compared_scenarios()]
+    targets += [f"{RESULTS}/compare/summary.csv"]
+    return targets + figure_targets() + table_targets()

@@ -1,0 +1,28 @@
+# The hardware backend from the 2001 measurements, and the delay fit of the ping sweep.
+
+
+rule hardware_reference:
+    input:
+        "data/reference/README.md",
+        scenario="scenarios/{scenario}.yaml",
+    output:
+        f"{RESULTS}/hardware/{{scenario}}.csv",
+    log:
+        f"{PREFIX}logs/hardware/{{scenario}}.log",
+    params:
+        scenario=lambda wc: SCENARIOS[wc.scenario],
+    script:
+        "../scripts/hardware_reference.py"
+
+
+rule delay_fit:
+    input:
+        f"{RESULTS}/hardware/ping-sweep.csv",
+    output:
+        f"{RESULTS}/delay/one_way_delay.json",
+    log:
+        f"{PREFIX}logs/delay_fit.log",
+    params:
+        method=config.get("delay", {}).get("method", "two-point"),
+    script:
+        "../scripts/delay_fit.py"

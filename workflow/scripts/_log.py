@@ -1,0 +1,16 @@
+"""Send a script's logging to the rule's log file."""
+
+import logging
+import sys
+
+
+def setup(snakemake) -> logging.Logger:
+    """Log to snakemake.log[0] when the rule has a log, else to stderr."""
+    handlers = [logging.FileHandler(snakemake.log[0])] if snakemake.log else []
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(levelname)s %(name)s: %(message)s",
+        handlers=handlers or [logging.StreamHandler(sys.stderr)],
+        force=True,
+    )
+    return logging.getLogger(snakemake.rule)

@@ -1,0 +1,16 @@
+"""Rule ns3_collect: a backend's run JSONs to its tidy per-run table."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log  # noqa: E402
+
+from emusim.collect import read_runs, tidy  # noqa: E402
+
+log = _log.setup(snakemake)  # noqa: F821
+runs = read_runs(snakemake.input.runs)  # noqa: F821
+frame = tidy(runs, snakemake.params.scenario)  # noqa: F821
+frame.to_csv(snakemake.output[0], index=False)  # noqa: F821
+timeouts = int((frame["status"] != "ok").sum()) if not frame.empty else 0
+log.info("%d runs, %d rows, %d not ok", len(runs), len(frame), timeouts)

@@ -1,0 +1,21 @@
+"""Rule compare: (exp - sim) / exp per backend, profile, point and metric (report Chapter 5)."""
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log  # noqa: E402
+
+from emusim.compare import compare, unmatched_points  # noqa: E402
+
+log = _log.setup(snakemake)  # noqa: F821
+stats = pd.read_csv(snakemake.input[0])  # noqa: F821
+metrics = snakemake.params.metrics  # noqa: F821
+table = compare(stats, metrics)
+table.to_csv(snakemake.output[0], index=False)  # noqa: F821
+log.info("%d comparisons of %s", len(table), ", ".join(metrics))
+missing = unmatched_points(stats, metrics)
+if len(missing):
+    log.warning("points without a counterpart:\n%s", missing.to_string())

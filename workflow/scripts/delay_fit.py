@@ -1,0 +1,27 @@
+"""Rule delay_fit: the one-way delay from the hardware's ping sweep (report §3.2)."""
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log  # noqa: E402
+
+from emusim.delay import fit_report  # noqa: E402
+from emusim.runjson import write_atomically  # noqa: E402
+
+log = _log.setup(snakemake)  # noqa: F821
+pings = pd.read_csv(snakemake.input[0])  # noqa: F821
+fits = fit_report(pings.rename(columns={"echo": "rep"}))
+method = snakemake.params.method  # noqa: F821
+key = {"two-point": "two_point", "least-squares": "least_squares"}[method]
+result = {
+    "method": method,
+    "one_way_delay_us": fits[key]["one_way_delay_us"],
+    "fits": fits,
+    "source": snakemake.input[0],  # noqa: F821
+}
+write_atomically(Path(snakemake.output[0]), json.dumps(result, indent=1, sort_keys=True) + "\n")  # noqa: F821
+log.info("one-way delay %.4f us (%s)", result["one_way_delay_us"], method)

@@ -1,0 +1,49 @@
+"""Rule figure: one of the report's figures, named after its numbering."""
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log  # noqa: E402
+
+from emusim import plots  # noqa: E402
+
+log = _log.setup(snakemake)  # noqa: F821
+inp = snakemake.input  # noqa: F821
+stem = Path(snakemake.output.pdf).with_suffix("")  # noqa: F821
+name = stem.name
+
+
+def stats(scenario: str) -> pd.DataFrame:
+    return pd.read_csv(inp[f"stats_{scenario}"])
+
+
+if name == "fig3_1_rtt_vs_size":
+    fits = json.loads(Path(inp.delay).read_text())["fits"]
+    lines = {
+        "hardware two-point line (report)": (fits["two_point"]["a"], fits["two_point"]["b"]),
+        "hardware least squares": (
+            fits["least_squares"]["slope"],
+            fits["least_squares"]["intercept"],
+        ),
+    }
+    plots.fig3_1_rtt_vs_size(stats("ping-sweep"), stem, fits=lines)
+elif name == "fig4_1_random_drop":
+    plots.fig4_1_random_drop(stats("random-drop"), stem)
+elif name == "fig4_2_regular_drop":
+    plots.fig4_2_regular_drop(stats("regular-drop"), stem)
+elif name == "fig4_3_random_vs_regular":
+    plots.fig4_3_random_vs_regular(stats("random-drop"), stats("regular-drop"), stem)
+elif name == "fig4_4_heavy_tail":
+    runs = pd.concat([pd.read_csv(p) for p in inp.runs], ignore_index=True)
+    plots.fig4_4_heavy_tail(runs, stem, dropper_col="mode")
+elif name == "fig5_1_exp_vs_sim":
+    plots.fig5_1_exp_vs_sim(stats("random-drop"), stem)
+elif name == "fig5_2_rel_diff":
+    plots.fig5_2_rel_diff(pd.read_csv(inp.compare), stem)
+else:
+    raise SystemExit(f"no figure called {name}")
+log.info("wrote %s.pdf and .png", stem)

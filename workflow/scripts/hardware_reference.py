@@ -1,0 +1,17 @@
+"""Rule hardware_reference: the 2001 measurements as the hardware backend's tidy table."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log  # noqa: E402
+
+from emusim.hardware import reference_runs  # noqa: E402
+
+log = _log.setup(snakemake)  # noqa: F821
+scenario = snakemake.params.scenario  # noqa: F821
+runs = reference_runs(scenario)
+if runs.empty:
+    raise SystemExit(f"data/reference/ holds no runs for the points of {scenario.path}")
+runs.to_csv(snakemake.output[0], index=False)  # noqa: F821
+log.info("%s: %d reference runs over %d points", scenario.name, len(runs), runs.point.nunique())

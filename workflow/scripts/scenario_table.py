@@ -1,0 +1,24 @@
+"""Rule scenario_table: a scenario's per-point table, every backend side by side."""
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log  # noqa: E402
+
+from emusim import tables  # noqa: E402
+
+log = _log.setup(snakemake)  # noqa: F821
+scenario = snakemake.params.scenario  # noqa: F821
+stats = pd.read_csv(snakemake.input.stats)  # noqa: F821
+axes = [a for a in scenario.axes if a in stats]
+if scenario.workload_kind == "ping":
+    table = tables.rtt_table(stats, x_cols=axes)
+else:
+    table = tables.elapsed_table(stats, x_cols=axes)
+stem = Path(snakemake.output[0]).with_suffix("")  # noqa: F821
+caption = f"{scenario.name}: {' '.join(scenario.settings['description'].split())}"
+tables.write_table(table, stem, caption, label=f"tab:{scenario.name}")
+log.info("%s: %d rows", scenario.name, len(table))

@@ -1,0 +1,24 @@
+"""Rule summary_table: median and maximum |rel_diff| per scenario, backend and profile."""
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log  # noqa: E402
+
+from emusim import tables  # noqa: E402
+
+log = _log.setup(snakemake)  # noqa: F821
+summary = pd.read_csv(snakemake.input[0])  # noqa: F821
+stem = Path(snakemake.output[0]).with_suffix("")  # noqa: F821
+tables.write_table(
+    summary,
+    stem,
+    "How far each backend is from the hardware: median and maximum |(exp - sim) / exp| over "
+    "the points of each scenario.",
+    label="tab:summary",
+    float_formats={"median_abs_rel_diff": ".4f", "max_abs_rel_diff": ".4f"},
+)
+log.info("%d rows", len(summary))
