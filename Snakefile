@@ -3,9 +3,13 @@
 #   snakemake all [--config scale=quick]
 #
 # The Snakefile only wires; each stage is a file in workflow/rules/.
+import os
+
 from snakemake.utils import min_version
 
 min_version("9.0")
+# emusim reads scenarios, configuration and reference data of this checkout (src/emusim/paths.py).
+os.environ.update({"EMUSIM_ROOT": workflow.basedir})
 
 
 configfile: "config/config.yaml"
@@ -19,6 +23,6 @@ include: "workflow/rules/figures.smk"
 
 
 rule all:
+    default_target: True
     input:
         all_targets(),
-    default_target: True

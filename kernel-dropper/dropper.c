@@ -258,8 +258,8 @@ static ssize_t dropper_write(struct file *file, const char __user *ubuf,
 	if (!cfg)
 		return -ENOMEM;
 	mutex_lock(&dropper_config_mutex);
-	memcpy(cfg, rcu_dereference_protected(dropper_config,
-			lockdep_is_held(&dropper_config_mutex)), sizeof(*cfg));
+	*cfg = *rcu_dereference_protected(dropper_config,
+					  lockdep_is_held(&dropper_config_mutex));
 	dropper_apply(cfg, &req);
 	dropper_bind(cfg, current->nsproxy->net_ns);
 	dropper_config_replace(cfg);

@@ -18,12 +18,11 @@
 #else
 #include <errno.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <string.h>
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
+typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
 
 static inline u64 div_u64(u64 dividend, u32 divisor)
 {

@@ -25,8 +25,7 @@ def run_rows(run: dict) -> list[dict]:
         return [{**base, **scalars}]
     n = len(next(iter(lists.values())))
     return [
-        {**base, "echo": i + 1, **scalars, **{k: v[i] for k, v in lists.items()}}
-        for i in range(n)
+        {**base, "echo": i + 1, **scalars, **{k: v[i] for k, v in lists.items()}} for i in range(n)
     ]
 
 

@@ -29,16 +29,25 @@ def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
     if kind == "baseline-tcp":
         df = reference.load("tcp_blast")
         return [
-            {"repetition": r.run, "elapsed_s": r.elapsed_s, "writes": r.writes,
-             "write_size_B": r.write_size_B}
+            {
+                "repetition": r.run,
+                "elapsed_s": r.elapsed_s,
+                "writes": r.writes,
+                "write_size_B": r.write_size_B,
+            }
             for r in df.itertuples()
         ]
     if kind == "baseline-udp":
         df = reference.load("udp_blast")
         return [
-            {"repetition": r.run, "elapsed_s": r.elapsed_s, "datagrams_sent": r.datagrams,
-             "datagrams_received": r.datagrams - r.datagrams_lost,
-             "datagrams_lost": r.datagrams_lost, "datagram_size_B": r.datagram_size_B}
+            {
+                "repetition": r.run,
+                "elapsed_s": r.elapsed_s,
+                "datagrams_sent": r.datagrams,
+                "datagrams_received": r.datagrams - r.datagrams_lost,
+                "datagrams_lost": r.datagrams_lost,
+                "datagram_size_B": r.datagram_size_B,
+            }
             for r in df.itertuples()
         ]
     if kind == "ping-sweep":
@@ -52,25 +61,37 @@ def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
         el = el[[_same_rate(x, v["drop_rate"]) for x in el.drop_rate]]
         dr = dr[[_same_rate(x, v["drop_rate"]) for x in dr.drop_rate]].set_index("run")
         return [
-            {"repetition": r.run, "elapsed_s": r.elapsed_s, "writes": r.writes,
-             "write_size_B": r.write_size_B,
-             "packets_dropped": int(dr.loc[r.run, "packets_dropped"])}
+            {
+                "repetition": r.run,
+                "elapsed_s": r.elapsed_s,
+                "writes": r.writes,
+                "write_size_B": r.write_size_B,
+                "packets_dropped": int(dr.loc[r.run, "packets_dropped"]),
+            }
             for r in el.itertuples()
         ]
     if kind == "regular-drop":
         df = reference.load("regular_drop")
         df = df[df.cutoff == v["every_n"]]
         return [
-            {"repetition": r.run, "elapsed_s": r.elapsed_s, "writes": r.writes,
-             "write_size_B": r.write_size_B}
+            {
+                "repetition": r.run,
+                "elapsed_s": r.elapsed_s,
+                "writes": r.writes,
+                "write_size_B": r.write_size_B,
+            }
             for r in df.itertuples()
         ]
     if kind == "regular-1in6":
         df = reference.load("regular_1in6")
         df = df[(df.iterations == v["iterations"]) & (df.dropper == v["mode"])]
         return [
-            {"repetition": r.run, "elapsed_s": r.elapsed_s, "writes": r.iterations,
-             "write_size_B": 1448}
+            {
+                "repetition": r.run,
+                "elapsed_s": r.elapsed_s,
+                "writes": r.iterations,
+                "write_size_B": 1448,
+            }
             for r in df.itertuples()
         ]
     return []
@@ -79,7 +100,11 @@ def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
 def has_reference(scenario_name: str) -> bool:
     """Whether the 2001 report measured this scenario."""
     return scenario_name in {
-        "baseline-tcp", "baseline-udp", "ping-sweep", "random-drop", "regular-drop",
+        "baseline-tcp",
+        "baseline-udp",
+        "ping-sweep",
+        "random-drop",
+        "regular-drop",
         "regular-1in6",
     }
 
@@ -90,11 +115,19 @@ def reference_runs(scenario: Scenario) -> pd.DataFrame:
     for point in scenario.points:
         for row in _rows_for(scenario, point):
             rep = int(row.pop("repetition"))
-            runs.append({
-                "scenario": scenario.name, "backend": "hardware", "profile": PROFILE,
-                "point": point.id, "params": point.values, "repetition": rep, "seed": None,
-                "status": "ok", "metrics": {k: _plain(x) for k, x in row.items()},
-            })
+            runs.append(
+                {
+                    "scenario": scenario.name,
+                    "backend": "hardware",
+                    "profile": PROFILE,
+                    "point": point.id,
+                    "params": point.values,
+                    "repetition": rep,
+                    "seed": None,
+                    "status": "ok",
+                    "metrics": {k: _plain(x) for k, x in row.items()},
+                }
+            )
     return tidy(runs, scenario)
 
 

@@ -97,7 +97,11 @@ def workload_args(scenario: Scenario, point: Point) -> list[str]:
             f"--maxSimTimeS={cap}",
         ]
     if kind == "udp-blast":
-        return ["--workload=udp", f"--writes={w['datagrams']}", f"--writeSize={w['datagram_size_B']}"]
+        return [
+            "--workload=udp",
+            f"--writes={w['datagrams']}",
+            f"--writeSize={w['datagram_size_B']}",
+        ]
     if kind == "ping":
         return [
             "--workload=ping",

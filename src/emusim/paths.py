@@ -1,9 +1,16 @@
-"""Where things are: one place for the repository's directories."""
+"""Where things are: one place for the repository's directories.
 
+The root is the repository holding this package, unless EMUSIM_ROOT names another checkout
+(the Snakefile sets it to its own directory, so a copy of the workflow reads its own
+scenarios, configuration and reference data).
+"""
+
+import os
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(os.environ.get("EMUSIM_ROOT") or Path(__file__).resolve().parents[2])
 BUILD_DIR = REPO_ROOT / "build"
 SCENARIO_DIR = REPO_ROOT / "scenarios"
 CONFIG_DIR = REPO_ROOT / "config"
 SPEC_DIR = REPO_ROOT / "spec"
+REFERENCE_DIR = REPO_ROOT / "data" / "reference"

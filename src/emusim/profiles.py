@@ -50,8 +50,9 @@ def _parameter(profile: str, raw: dict, path: Path) -> Parameter:
     if missing:
         raise ValueError(f"{path}: profile {profile}: parameter {raw!r} lacks {sorted(missing)}")
     ns3 = {str(k): str(v) for k, v in (raw.get("ns3") or {}).items()}
-    return Parameter(profile, str(raw["name"]), str(raw["value"]), ns3, raw["source"],
-                     raw["checked"])
+    return Parameter(
+        profile, str(raw["name"]), str(raw["value"]), ns3, raw["source"], raw["checked"]
+    )
 
 
 @cache

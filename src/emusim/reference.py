@@ -6,14 +6,13 @@ tests can recompute a printed column from the raw runs and compare.
 """
 
 from collections.abc import Iterable
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from emusim.constants import ETH_FRAME_REPORT_B
+from emusim.paths import REFERENCE_DIR
 
-REFERENCE_DIR = Path(__file__).resolve().parents[2] / "data" / "reference"
 """data/reference/ of the source tree (the package is installed editable, `pip install -e`)."""
 
 # Columns read as text whatever they look like: "1.2.2" or "4.1" are labels, not numbers,

@@ -73,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     run = assemble(meta, output, args.backend_key)
     write_atomically(args.out, json.dumps(run, indent=1, sort_keys=True) + "\n")
-    print(f"{args.out}: {run['status']} in {time.monotonic() - started:.2f} s wall", file=sys.stderr)
+    print(
+        f"{args.out}: {run['status']} in {time.monotonic() - started:.2f} s wall", file=sys.stderr
+    )
     return 0
 
 

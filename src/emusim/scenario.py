@@ -185,9 +185,7 @@ def validate(settings: dict, path: Path) -> None:
     if err.validator == "additionalProperties":
         extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
         key = _key([*err.path, extra[0]]) if extra else _key(err.path)
-        raise ScenarioError(
-            f"{path}: unknown key {key!r}; accepted here: {_describe(err)}"
-        )
+        raise ScenarioError(f"{path}: unknown key {key!r}; accepted here: {_describe(err)}")
     if err.validator == "required":
         raise ScenarioError(f"{path}: key {_key(err.path)!r}: {err.message}")
     raise ScenarioError(
@@ -199,7 +197,9 @@ def _decimal_range(spec: dict, path: Path, axis: str) -> list[str]:
     try:
         start, stop, step = (Decimal(spec[k]) for k in ("start", "stop", "step"))
     except (InvalidOperation, KeyError):
-        raise ScenarioError(f"{path}: key 'sweep.{axis}': start, stop, step must be decimals")
+        raise ScenarioError(
+            f"{path}: key 'sweep.{axis}': start, stop, step must be decimals"
+        ) from None
     if step <= 0 or stop < start:
         raise ScenarioError(
             f"{path}: key 'sweep.{axis}' has value {spec!r}; accepted: step > 0 and stop >= start"
@@ -229,7 +229,7 @@ def _coerce(axis: str, value: Any, path: Path, where: str) -> Any:
         if d is None or not (0 <= d <= 1) or not isinstance(value, (str, int)):
             raise ScenarioError(
                 f"{path}: key {where!r} has value {value!r}; accepted: a decimal string in "
-                "[0, 1] such as \"0.004\" (quoted, so it stays exact)"
+                '[0, 1] such as "0.004" (quoted, so it stays exact)'
             )
         return text
     if value not in spec.choices:
@@ -273,7 +273,9 @@ def expand_points(settings: dict, path: Path) -> list[Point]:
             lists[axis] = [
                 _coerce(axis, v, path, f"sweep.{axis}.{i}") for i, v in enumerate(values)
             ]
-        combos = [dict(zip(lists, vals)) for vals in itertools.product(*lists.values())]
+        combos = [
+            dict(zip(lists, vals, strict=True)) for vals in itertools.product(*lists.values())
+        ]
         combos = combos or [{}]
 
     points, seen = [], set()

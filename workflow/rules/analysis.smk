@@ -8,6 +8,8 @@ rule stats:
         f"{RESULTS}/stats/{{scenario}}.csv",
     log:
         f"{PREFIX}logs/stats/{{scenario}}.log",
+    conda:
+        "../envs/emusim.yaml"
     params:
         scenario=lambda wc: SCENARIOS[wc.scenario],
     script:
@@ -21,6 +23,8 @@ rule compare:
         f"{RESULTS}/compare/{{scenario}}.csv",
     log:
         f"{PREFIX}logs/compare/{{scenario}}.log",
+    conda:
+        "../envs/emusim.yaml"
     params:
         metrics=lambda wc: compare_metrics(wc.scenario),
     script:
@@ -34,5 +38,7 @@ rule summary:
         f"{RESULTS}/compare/summary.csv",
     log:
         f"{PREFIX}logs/compare/summary.log",
+    conda:
+        "../envs/emusim.yaml"
     script:
         "../scripts/summary.py"

@@ -1,6 +1,7 @@
 # Configuration, scenarios and the target list: validated when the workflow loads, before any
 # job runs. Input functions live here too.
 import json
+import sys
 from glob import glob
 import subprocess
 
@@ -22,6 +23,8 @@ FIGURES = f"{PREFIX}figures"
 TABLES = f"{PREFIX}paper/tables"
 BACKENDS = config["backends"]
 NS3_BINARY = "build/ns3/testbed-2001"
+# The interpreter running Snakemake: the project's environment, whatever `python` is on PATH.
+PYTHON = sys.executable
 
 
 def _load_scenarios():
@@ -48,7 +51,10 @@ wildcard_constraints:
 
 def _git_revision():
     proc = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return proc.stdout.strip() or "unknown"
 
@@ -125,7 +131,66 @@ def table_targets():
 
 
 def all_targets():
-    targets = [f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS]
+    # Every run is a target itself, so a deleted run is redone even when the tables
+    # built from it are still there.
+    targets = (
+        [p for n in SCENARIOS for p in ns3_run_paths(n)] if "ns3" in BACKENDS else []
+    )
+    targets += [f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS]
     targets += [f"{RESULTS}/compare/{n}.csv" for n in compared_scenarios()]
     targets += [f"{RESULTS}/compare/summary.csv"]
     return targets + figure_targets() + table_targets()
+
+
+# --- input and params functions of the ns-3 and figure rules ----------------------------
+
+
+def _ns3_delay_input(wildcards):
+    measured = SCENARIOS[wildcards.scenario].settings["topology"]["delay"] == "measured"
+    return [f"{RESULTS}/delay/one_way_delay.json"] if measured else []
+
+
+def _measured_delay_us():
+    path = f"{RESULTS}/delay/one_way_delay.json"
+    with open(path) as f:
+        return json.load(f)["one_way_delay_us"]
+
+
+def _ns3_run(wildcards):
+    """Command and identity of one ns-3 run (computed when the job is scheduled)."""
+    s = SCENARIOS[wildcards.scenario]
+    point = s.point(wildcards.point)
+    profile = tcp_profiles.get(wildcards.profile)
+    measured = _measured_delay_us() if _ns3_delay_input(wildcards) else None
+    delay_us = ns3mod.one_way_delay_us(s, measured)
+    rep = int(wildcards.rep)
+    cmd = ns3mod.command(NS3_BINARY, s, point, profile, rep, delay_us)
+    meta = {
+        "scenario": s.name,
+        "backend": "ns3",
+        "profile": profile.name,
+        "point": point.id,
+        "params": point.values,
+        "repetition": rep,
+        "seed": ns3mod.rng_seed(s.name, point.id),
+        "provenance": {
+            "git_revision": GIT_REVISION,
+            "scale": SCALE,
+            "one_way_delay_us": delay_us,
+            "command": cmd,
+            "dropper_impl": "ns3::DropperQueueDisc",
+        },
+    }
+    return {"cmd": cmd, "meta": json.dumps(meta, sort_keys=True)}
+
+
+def _figure_inputs(wildcards):
+    needs = FIGURE_STEMS[wildcards.stem]
+    inputs = {f"stats_{n}": f"{RESULTS}/stats/{n}.csv" for n in needs}
+    if wildcards.stem == "fig3_1_rtt_vs_size":
+        inputs["delay"] = f"{RESULTS}/delay/one_way_delay.json"
+    if wildcards.stem == "fig5_2_rel_diff":
+        inputs["compare"] = f"{RESULTS}/compare/random-drop.csv"
+    if wildcards.stem == "fig4_4_heavy_tail":
+        inputs["runs"] = backend_tables_of("regular-1in6")
+    return inputs

@@ -1,18 +1,6 @@
 # The report's figures and every table, from the statistics and comparisons.
 
 
-def _figure_inputs(wildcards):
-    needs = FIGURE_STEMS[wildcards.stem]
-    inputs = {f"stats_{n}": f"{RESULTS}/stats/{n}.csv" for n in needs}
-    if wildcards.stem == "fig3_1_rtt_vs_size":
-        inputs["delay"] = f"{RESULTS}/delay/one_way_delay.json"
-    if wildcards.stem == "fig5_2_rel_diff":
-        inputs["compare"] = f"{RESULTS}/compare/random-drop.csv"
-    if wildcards.stem == "fig4_4_heavy_tail":
-        inputs["runs"] = backend_tables_of("regular-1in6")
-    return inputs
-
-
 rule figure:
     input:
         unpack(_figure_inputs),
@@ -23,6 +11,8 @@ rule figure:
         f"{PREFIX}logs/figures/{{stem}}.log",
     wildcard_constraints:
         stem="|".join(FIGURE_STEMS),
+    conda:
+        "../envs/emusim.yaml"
     script:
         "../scripts/figure.py"
 
@@ -34,6 +24,8 @@ rule scenario_table:
         multiext(f"{TABLES}/{{scenario}}", ".csv", ".tex", ".html"),
     log:
         f"{PREFIX}logs/tables/{{scenario}}.log",
+    conda:
+        "../envs/emusim.yaml"
     params:
         scenario=lambda wc: SCENARIOS[wc.scenario],
     script:
@@ -47,6 +39,8 @@ rule summary_table:
         multiext(f"{TABLES}/summary", ".csv", ".tex", ".html"),
     log:
         f"{PREFIX}logs/tables/summary.log",
+    conda:
+        "../envs/emusim.yaml"
     script:
         "../scripts/summary_table.py"
 
@@ -58,6 +52,8 @@ rule profile_table:
         multiext(f"{TABLES}/tcp_profiles", ".csv", ".tex", ".html"),
     log:
         f"{PREFIX}logs/tables/tcp_profiles.log",
+    conda:
+        "../envs/emusim.yaml"
     script:
         "../scripts/profile_table.py"
 
@@ -69,5 +65,7 @@ rule delay_table:
         multiext(f"{TABLES}/delay_fit", ".csv", ".tex", ".html"),
     log:
         f"{PREFIX}logs/tables/delay_fit.log",
+    conda:
+        "../envs/emusim.yaml"
     script:
         "../scripts/delay_table.py"

@@ -9,6 +9,8 @@ rule hardware_reference:
         f"{RESULTS}/hardware/{{scenario}}.csv",
     log:
         f"{PREFIX}logs/hardware/{{scenario}}.log",
+    conda:
+        "../envs/emusim.yaml"
     params:
         scenario=lambda wc: SCENARIOS[wc.scenario],
     script:
@@ -22,6 +24,8 @@ rule delay_fit:
         f"{RESULTS}/delay/one_way_delay.json",
     log:
         f"{PREFIX}logs/delay_fit.log",
+    conda:
+        "../envs/emusim.yaml"
     params:
         method=config.get("delay", {}).get("method", "two-point"),
     script:

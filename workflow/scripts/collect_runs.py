@@ -4,9 +4,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim.collect import read_runs, tidy  # noqa: E402
+from emusim.collect import read_runs, tidy
 
 log = _log.setup(snakemake)  # noqa: F821
 runs = read_runs(snakemake.input.runs)  # noqa: F821

@@ -6,9 +6,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim.compare import compare, unmatched_points  # noqa: E402
+from emusim.compare import compare, unmatched_points
 
 log = _log.setup(snakemake)  # noqa: F821
 stats = pd.read_csv(snakemake.input[0])  # noqa: F821

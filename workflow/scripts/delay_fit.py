@@ -7,10 +7,10 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim.delay import fit_report  # noqa: E402
-from emusim.runjson import write_atomically  # noqa: E402
+from emusim.delay import fit_report
+from emusim.runjson import write_atomically
 
 log = _log.setup(snakemake)  # noqa: F821
 pings = pd.read_csv(snakemake.input[0])  # noqa: F821

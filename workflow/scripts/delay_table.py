@@ -7,19 +7,29 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim import tables  # noqa: E402
+from emusim import tables
 
 log = _log.setup(snakemake)  # noqa: F821
 result = json.loads(Path(snakemake.input[0]).read_text())  # noqa: F821
 tp, ls = result["fits"]["two_point"], result["fits"]["least_squares"]
 lo, hi = ls["one_way_delay_ci95_us"]
 rows = [
-    {"fit": "two points (report)", "slope (us/B)": tp["a"], "intercept (us)": tp["b"],
-     "one-way delay (us)": tp["one_way_delay_us"], "95% CI (us)": ""},
-    {"fit": "least squares", "slope (us/B)": ls["slope"], "intercept (us)": ls["intercept"],
-     "one-way delay (us)": ls["one_way_delay_us"], "95% CI (us)": f"{lo:.2f} to {hi:.2f}"},
+    {
+        "fit": "two points (report)",
+        "slope (us/B)": tp["a"],
+        "intercept (us)": tp["b"],
+        "one-way delay (us)": tp["one_way_delay_us"],
+        "95% CI (us)": "",
+    },
+    {
+        "fit": "least squares",
+        "slope (us/B)": ls["slope"],
+        "intercept (us)": ls["intercept"],
+        "one-way delay (us)": ls["one_way_delay_us"],
+        "95% CI (us)": f"{lo:.2f} to {hi:.2f}",
+    },
 ]
 stem = Path(snakemake.output[0]).with_suffix("")  # noqa: F821
 tables.write_table(

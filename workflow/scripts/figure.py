@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim import plots  # noqa: E402
+from emusim import plots
 
 log = _log.setup(snakemake)  # noqa: F821
 inp = snakemake.input  # noqa: F821

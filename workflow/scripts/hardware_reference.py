@@ -4,9 +4,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim.hardware import reference_runs  # noqa: E402
+from emusim.hardware import reference_runs
 
 log = _log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821

@@ -6,9 +6,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim import profiles, tables  # noqa: E402
+from emusim import profiles, tables
 
 log = _log.setup(snakemake)  # noqa: F821
 rows = [

@@ -6,9 +6,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim.stats import summarise  # noqa: E402
+from emusim.stats import summarise
 
 log = _log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821

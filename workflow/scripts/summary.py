@@ -6,9 +6,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim.compare import summarise_comparisons  # noqa: E402
+from emusim.compare import summarise_comparisons
 
 log = _log.setup(snakemake)  # noqa: F821
 frames = [pd.read_csv(p) for p in snakemake.input]  # noqa: F821

@@ -6,9 +6,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-import _log  # noqa: E402
+import _log
 
-from emusim import tables  # noqa: E402
+from emusim import tables
 
 log = _log.setup(snakemake)  # noqa: F821
 summary = pd.read_csv(snakemake.input[0])  # noqa: F821

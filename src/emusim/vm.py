@@ -1,0 +1,332 @@
+"""Run a command inside a virtual machine that boots Debian's packaged kernel.
+
+The host kernel of our CI machines has neither loadable modules nor netem, so what needs a
+real, complete kernel (the dropper module, and later the Mininet backend) runs in a
+virtme-ng VM: QEMU boots the kernel of Debian's ``linux-image-amd64`` with this machine's
+own userspace (the root filesystem is shared read-only, writes go to an overlay), runs one
+command as root and powers off. The guest sees the repository at the same path as the host.
+
+KVM is not used unless asked for (``use_kvm=True`` or ``EMUSIM_VM_KVM=1``): on our CI
+machines ``/dev/kvm`` exists but a guest started with it hangs, so the default is software
+emulation (TCG, a boot takes about 20 s on two cores).
+
+    from emusim import vm
+    result = vm.run_in_vm(["uname", "-r"])
+    result.returncode, result.output, result.kernel_release, result.kvm
+
+``python -m emusim.vm [--release R] [--timeout S] -- COMMAND...`` does the same from a shell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from emusim.paths import REPO_ROOT
+
+BOOT_DIR = Path("/boot")
+MODULES_DIR = Path("/lib/modules")
+SETUP_HINT = "install it with `tools/setup vm` (Debian packages of tools/apt/vm.txt)"
+DEFAULT_TIMEOUT_S = 900.0
+DEFAULT_MEMORY_MB = 1024
+DEFAULT_CPUS = 2
+
+
+class VMError(RuntimeError):
+    """The VM could not be started: a missing tool or kernel, or a bad argument."""
+
+
+class VMTimeout(VMError):
+    """The VM did not finish within its time limit (it has been stopped)."""
+
+    def __init__(self, message: str, output: str):
+        super().__init__(message)
+        self.output = output
+
+
+@dataclass(frozen=True)
+class GuestKernel:
+    """A packaged kernel the VM can boot: its image, its modules and (if any) its headers."""
+
+    release: str
+    image: Path
+    modules_dir: Path
+
+    @property
+    def build_dir(self) -> Path | None:
+        """The kernel's build tree (``linux-headers-*``), where out-of-tree modules build."""
+        path = self.modules_dir / "build"
+        return path if path.is_dir() else None
+
+
+@dataclass
+class VMResult:
+    """What a command in the VM did, and where it ran."""
+
+    returncode: int
+    output: str
+    kernel_release: str
+    kvm: bool
+    elapsed_s: float
+    argv: list[str] = field(default_factory=list)
+
+
+def _release_key(release: str) -> list[tuple[int, str]]:
+    """Sort key for kernel releases: numbers compare as numbers (6.1.0-10 after 6.1.0-9)."""
+    return [
+        (int(part), "") if part.isdigit() else (-1, part) for part in re.split(r"(\d+)", release)
+    ]
+
+
+def list_kernels(boot_dir: Path = BOOT_DIR, modules_dir: Path = MODULES_DIR) -> list[GuestKernel]:
+    """Every kernel with both an image in ``boot_dir`` and modules in ``modules_dir``, oldest
+    first."""
+    kernels = []
+    for image in boot_dir.glob("vmlinuz-*"):
+        release = image.name.removeprefix("vmlinuz-")
+        mods = modules_dir / release
+        if (mods / "modules.dep").is_file() or (mods / "kernel").is_dir():
+            kernels.append(GuestKernel(release=release, image=image, modules_dir=mods))
+    return sorted(kernels, key=lambda k: _release_key(k.release))
+
+
+def find_kernel(
+    release: str | None = None, boot_dir: Path = BOOT_DIR, modules_dir: Path = MODULES_DIR
+) -> GuestKernel:
+    """The kernel to boot: ``release`` if given, else the newest packaged one.
+
+    Raises VMError naming what is missing and how to install it.
+    """
+    kernels = list_kernels(boot_dir, modules_dir)
+    if release is not None:
+        for kernel in kernels:
+            if kernel.release == release:
+                return kernel
+        found = ", ".join(k.release for k in kernels) or "none"
+        raise VMError(
+            f"no kernel {release!r} with both {boot_dir}/vmlinuz-{release} and "
+            f"{modules_dir}/{release}/ (kernels found: {found}); {SETUP_HINT}"
+        )
+    if not kernels:
+        raise VMError(
+            f"no bootable kernel: no {boot_dir}/vmlinuz-* with modules in {modules_dir}/; "
+            f"the VM boots Debian's linux-image-amd64, {SETUP_HINT}"
+        )
+    return kernels[-1]
+
+
+def _tool_dirs() -> list[str]:
+    """Where virtme-ng's programs may be: beside this Python (a venv's bin), then PATH."""
+    here = str(Path(sys.executable).parent)
+    return [here, *os.environ.get("PATH", "").split(os.pathsep)]
+
+
+def find_vng() -> str:
+    """Path of virtme-ng's ``vng``; it calls ``virtme-run``, which must sit beside it."""
+    path = os.pathsep.join(_tool_dirs())
+    vng = shutil.which("vng", path=path)
+    if vng is None or shutil.which("virtme-run", path=path) is None:
+        raise VMError(
+            "virtme-ng is not installed (no `vng`/`virtme-run` beside "
+            f"{sys.executable} or on PATH); it is a dependency in pyproject.toml: "
+            "`tools/setup vm` installs it into .venv"
+        )
+    return vng
+
+
+def find_qemu() -> str:
+    """Path of qemu-system-x86_64 (Debian package qemu-system-x86)."""
+    qemu = shutil.which("qemu-system-x86_64")
+    if qemu is None:
+        raise VMError(
+            f"qemu-system-x86_64 is missing (Debian package qemu-system-x86); {SETUP_HINT}"
+        )
+    return qemu
+
+
+def find_static_busybox() -> str:
+    """virtme-ng copies a statically linked busybox into the guest's initramfs."""
+    for name in ("busybox-static", "busybox"):
+        path = shutil.which(name)
+        if path:
+            with open(path, "rb") as binary:
+                if b"ld-linux" not in binary.read(4096):  # no program interpreter: static
+                    return path
+    raise VMError(f"no statically linked busybox (Debian package busybox-static); {SETUP_HINT}")
+
+
+def kvm_requested(use_kvm: bool | None) -> bool:
+    """KVM only when asked for: ``use_kvm`` if given, else ``EMUSIM_VM_KVM=1``."""
+    if use_kvm is not None:
+        return use_kvm
+    return os.environ.get("EMUSIM_VM_KVM", "") == "1"
+
+
+def vng_command(
+    command: str | Sequence[str],
+    kernel: GuestKernel,
+    *,
+    kvm: bool = False,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    cpus: int = DEFAULT_CPUS,
+    cwd: Path | None = None,
+    append: Sequence[str] = (),
+    vng: str = "vng",
+) -> list[str]:
+    """The vng command line that boots ``kernel`` and runs ``command`` (a shell string or an
+    argument list) as root in ``cwd`` (default: the repository)."""
+    if memory_mb < 256 or cpus < 1:
+        raise VMError(f"memory_mb must be >= 256 and cpus >= 1 (got {memory_mb}, {cpus})")
+    script = command if isinstance(command, str) else shlex.join(command)
+    argv = [vng, "--run", str(kernel.image), "--user", "root", "--memory", f"{memory_mb}M"]
+    # 9p straight away: vng would first try Debian's old virtiofsd, fail, and wait.
+    argv += ["--cpus", str(cpus), "--cwd", str(cwd or REPO_ROOT), "--force-9p"]
+    if not kvm:
+        argv.append("--disable-kvm")
+    for arg in append:
+        argv += ["--append", arg]
+    return [*argv, "--exec", script]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop the VM: vng and the QEMU it started share the process group we gave them."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def run_in_vm(
+    command: str | Sequence[str],
+    *,
+    release: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    memory_mb: int = DEFAULT_MEMORY_MB,
+    cpus: int = DEFAULT_CPUS,
+    cwd: Path | None = None,
+    append: Sequence[str] = (),
+    use_kvm: bool | None = None,
+    on_line: Callable[[str], None] | None = None,
+) -> VMResult:
+    """Boot the packaged kernel (``release``, default the newest), run ``command`` as root,
+    power off, and return its exit code and output (stdout and stderr merged).
+
+    ``append`` adds kernel command-line arguments; ``on_line`` sees each output line as it
+    comes. Raises VMError if virtme-ng, QEMU, busybox or the kernel is missing, and
+    VMTimeout (after stopping the VM) if it runs longer than ``timeout_s``.
+    """
+    kernel = find_kernel(release)
+    find_qemu()
+    find_static_busybox()
+    kvm = kvm_requested(use_kvm)
+    argv = vng_command(
+        command,
+        kernel,
+        kvm=kvm,
+        memory_mb=memory_mb,
+        cpus=cpus,
+        cwd=cwd,
+        append=append,
+        vng=find_vng(),
+    )
+    env = dict(os.environ, PATH=os.pathsep.join(_tool_dirs()), LC_ALL="C")
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        env=env,
+        start_new_session=True,
+    )
+    timed_out = threading.Event()
+
+    def on_timeout() -> None:
+        timed_out.set()
+        _stop(proc)
+
+    timer = threading.Timer(timeout_s, on_timeout)
+    timer.start()
+    lines = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if on_line is not None:
+                on_line(line.rstrip("\n"))
+        returncode = proc.wait()
+    finally:
+        timer.cancel()
+        if proc.poll() is None:
+            _stop(proc)
+    output = "".join(lines)
+    if timed_out.is_set():
+        raise VMTimeout(f"the VM running {command!r} took longer than {timeout_s:g} s", output)
+    return VMResult(
+        returncode=returncode,
+        output=output,
+        kernel_release=kernel.release,
+        kvm=kvm,
+        elapsed_s=time.monotonic() - start,
+        argv=argv,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: run a command in the VM, print its output, exit with its code."""
+    parser = argparse.ArgumentParser(prog="python -m emusim.vm", description=__doc__.split("\n")[0])
+    parser.add_argument("--release", help="kernel release to boot (default: newest packaged)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds")
+    parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, help="MiB")
+    parser.add_argument("--cpus", type=int, default=DEFAULT_CPUS)
+    parser.add_argument("--append", action="append", default=[], help="kernel argument")
+    parser.add_argument("--print-release", action="store_true", help="print it and exit")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARG...]")
+    args = parser.parse_args(argv)
+    try:
+        if args.print_release:
+            print(find_kernel(args.release).release)
+            return 0
+        command = args.command[1:] if args.command[:1] == ["--"] else args.command
+        if not command:
+            parser.error("no command given (after --)")
+        result = run_in_vm(
+            command,
+            release=args.release,
+            timeout_s=args.timeout,
+            memory_mb=args.memory,
+            cpus=args.cpus,
+            append=args.append,
+            on_line=print,
+        )
+    except VMError as err:
+        print(f"emusim.vm: {err}", file=sys.stderr)
+        return 125
+    print(
+        f"emusim.vm: kernel {result.kernel_release}, kvm {'yes' if result.kvm else 'no'}, "
+        f"exit {result.returncode}, {result.elapsed_s:.1f} s",
+        file=sys.stderr,
+    )
+    return result.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

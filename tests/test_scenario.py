@@ -1,0 +1,104 @@
+"""Scenario files: validation errors name file, key and value; sweeps expand as written."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from emusim import profiles, scenario
+from emusim.scenario import ScenarioError
+
+KNOWN_PROFILES = set(profiles.registry())
+
+
+def test_every_scenario_loads_at_both_scales():
+    for name in scenario.scenario_names():
+        for scale in scenario.SCALES:
+            s = scenario.load(name, scale, KNOWN_PROFILES)
+            assert s.points, name
+
+
+def test_random_drop_sweep_is_the_reports_38_rates():
+    s = scenario.load("random-drop", "paper")
+    rates = [p.values["drop_rate"] for p in s.points]
+    # 0 to 0.148 in steps of 0.004: 0.148 / 0.004 + 1 = 38 rates (Table 4.1).
+    assert len(rates) == 38
+    assert rates[0] == "0" and rates[1] == "0.004" and rates[-1] == "0.148"
+    assert s.repetitions == 10 and s.point("drop_rate=0.004").workload["writes"] == 100_000
+
+
+def test_regular_drop_has_table_4_3_rows():
+    s = scenario.load("regular-drop", "paper")
+    every_n = [p.values["every_n"] for p in s.points]
+    assert every_n[:3] == [0, 10000, 2000] and every_n[-1] == 7 and len(every_n) == 21
+
+
+def test_cartesian_product_in_file_order():
+    s = scenario.load("regular-1in6", "paper")
+    assert len(s.points) == 8 * 2
+    assert s.points[0].id == "iterations=10000+mode=regular"
+    assert s.points[1].id == "iterations=10000+mode=random"
+    assert s.point("iterations=30000+mode=random").workload["writes"] == 30000
+    assert s.point("iterations=30000+mode=random").is_random
+    assert not s.point("iterations=30000+mode=regular").is_random
+
+
+def test_quick_scale_reduces(tmp_path):
+    paper = scenario.load("random-drop", "paper")
+    quick = scenario.load("random-drop", "quick")
+    assert len(quick.points) < len(paper.points)
+    assert quick.point("drop_rate=0.02").workload["writes"] == 10000
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    (tmp_path / "topologies").mkdir(exist_ok=True)
+    src = scenario.SCENARIO_DIR / "topologies" / "lin2001.yaml"
+    (tmp_path / "topologies" / "lin2001.yaml").write_text(src.read_text())
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def _base() -> dict:
+    return yaml.safe_load((scenario.SCENARIO_DIR / "random-drop.yaml").read_text())
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda d: d["impairment"]["dropper"].update(mode="randm"),
+            ["impairment.dropper.mode", "'randm'", "'random'"],
+        ),
+        (lambda d: d.update(repetitions=0), ["repetitions", "0", ">= 1"]),
+        (lambda d: d.update(colour="blue"), ["colour", "unknown key"]),
+        (lambda d: d["sweep"].update(drop_rate=["0", "1.5"]), ["sweep.drop_rate.1", "'1.5'"]),
+        (lambda d: d["sweep"].update(loss=[1]), ["sweep.loss", "drop_rate"]),
+        (lambda d: d.update(profiles=["linux-9"]), ["profiles.0", "'linux-9'", "linux-2.2"]),
+        (lambda d: d.update(topology={"use": "nowhere"}), ["topology.use", "'nowhere'"]),
+        (lambda d: d["workload"].update(writes=-5), ["workload", "-5"]),
+    ],
+)
+def test_errors_name_file_key_value_and_accepted(tmp_path, change, expected):
+    data = _base()
+    change(data)
+    path = _write(tmp_path, data)
+    with pytest.raises(ScenarioError) as err:
+        scenario.load(path, "paper", KNOWN_PROFILES)
+    message = str(err.value)
+    assert str(path) in message
+    for part in expected:
+        assert part in message, message
+
+
+def test_random_mode_without_rate_is_an_error(tmp_path):
+    data = _base()
+    del data["sweep"]
+    path = _write(tmp_path, data)
+    with pytest.raises(ScenarioError, match=r"impairment\.dropper\.rate"):
+        scenario.load(path, "paper")
+
+
+def test_unknown_scale_is_an_error():
+    with pytest.raises(ScenarioError, match="'huge'"):
+        scenario.load("random-drop", "huge")

@@ -1,0 +1,149 @@
+"""The Snakemake workflow at quick scale, in a copy of the repository: end to end, a rerun that
+does nothing, one deleted run redone alone, an interrupted run resumed, a bad scenario refused
+before any job runs."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from emusim.paths import REPO_ROOT
+
+pytestmark = [pytest.mark.ns3, pytest.mark.slow]
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+COPIED = ["Snakefile", "config", "scenarios", "workflow", "data", "spec", "sim", "src"]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory, ns3_programs):
+    """A copy of the workflow that shares the built ns-3 programs (mtimes kept)."""
+    root = tmp_path_factory.mktemp("emusim")
+    for name in COPIED:
+        src = REPO_ROOT / name
+        if src.is_dir():
+            shutil.copytree(
+                src,
+                root / name,
+                copy_function=shutil.copy2,
+                ignore=shutil.ignore_patterns("__pycache__"),
+            )
+        else:
+            shutil.copy2(src, root / name)
+    (root / "build").mkdir()
+    shutil.copytree(ns3_programs, root / "build" / "ns3", copy_function=shutil.copy2)
+    return root
+
+
+def snakemake(workdir: Path, *args: str, check=True) -> subprocess.CompletedProcess:
+    env = dict(os.environ, EMUSIM_ROOT=str(workdir))
+    proc = subprocess.run(
+        [*SNAKEMAKE, "--cores", "2", *args, "--config", "scale=quick"],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check and proc.returncode != 0:
+        pytest.fail(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def _planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
+    """Job counts from a dry run's 'Job stats' table."""
+    counts, in_table = {}, False
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if line.startswith("job ") and "count" in line:
+            in_table = True
+            continue
+        if in_table:
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                counts[parts[0]] = int(parts[1])
+            elif counts:
+                break
+    return counts
+
+
+def test_end_to_end(workdir):
+    snakemake(workdir, "all")
+    out = workdir / "scales" / "quick"
+    for stem in (
+        "fig3_1_rtt_vs_size",
+        "fig4_1_random_drop",
+        "fig4_2_regular_drop",
+        "fig4_3_random_vs_regular",
+        "fig4_4_heavy_tail",
+        "fig5_1_exp_vs_sim",
+        "fig5_2_rel_diff",
+    ):
+        for ext in ("pdf", "png"):
+            assert (out / "figures" / f"{stem}.{ext}").stat().st_size > 1000
+    for table in ("tcp_profiles", "delay_fit", "summary", "random-drop"):
+        for ext in ("csv", "tex", "html"):
+            assert (out / "paper" / "tables" / f"{table}.{ext}").exists()
+    summary = (out / "results" / "compare" / "summary.csv").read_text()
+    assert "random-drop,ns3,linux-2.2" in summary and "random-drop,ns3,ns3-default" in summary
+
+
+def test_second_run_does_nothing(workdir):
+    proc = snakemake(workdir, "all", "-n")
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_deleted_run_is_redone_alone_with_the_same_bytes(workdir):
+    run = workdir / "scales/quick/results/ns3/random-drop/linux-2.2/drop_rate=0.02/run2.json"
+    before = run.read_bytes()
+    run.unlink()
+    jobs = _planned_jobs(snakemake(workdir, "all", "-n"))
+    assert jobs.get("ns3_run") == 1, jobs
+    assert jobs.get("ns3_collect") == 1 and "hardware_reference" not in jobs
+    snakemake(workdir, "all")
+    assert run.read_bytes() == before
+
+
+def test_interrupted_sweep_resumes_without_redoing_runs(workdir):
+    runs_dir = workdir / "scales/quick/results/ns3/regular-1in6"
+    shutil.rmtree(runs_dir)
+    env = dict(os.environ, EMUSIM_ROOT=str(workdir))
+    proc = subprocess.Popen(
+        [*SNAKEMAKE, "--cores", "1", "all", "--config", "scale=quick"],
+        cwd=workdir,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(runs_dir.rglob("run*.json"))) < 2:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)  # Ctrl-C
+    proc.wait(timeout=120)
+    done = {p: p.stat().st_mtime_ns for p in runs_dir.rglob("run*.json")}
+    assert done, "no run finished before the interrupt"
+    assert not list(runs_dir.rglob("*.tmp")), "a half-written run was left behind"
+    snakemake(workdir, "all")
+    for path, mtime in done.items():
+        assert path.stat().st_mtime_ns == mtime, f"{path} was redone"
+
+
+def test_invalid_scenario_stops_before_any_job(workdir):
+    bad = workdir / "scenarios" / "zz-bad.yaml"
+    bad.write_text(
+        (workdir / "scenarios" / "random-drop.yaml")
+        .read_text()
+        .replace("mode: random", "mode: sometimes")
+    )
+    try:
+        proc = snakemake(workdir, "all", check=False)
+    finally:
+        bad.unlink()
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "zz-bad.yaml" in text and "impairment.dropper.mode" in text and "'sometimes'" in text
+    assert "ns3_run" not in text.split("Building DAG")[0] if "Building DAG" in text else True
