@@ -31,7 +31,7 @@ PY
 echo "== the whole paper-scale ns-3 run, from empty results, snakemake --cores $(nproc)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for d in Snakefile config scenarios workflow data spec sim src; do cp -a "$d" "$work/"; done
+for d in Snakefile profiles config scenarios workflow data spec sim src; do cp -a "$d" "$work/"; done
 mkdir -p "$work/build" && cp -a build/ns3 "$work/build/"
 cd "$work"
 SECONDS=0

@@ -30,6 +30,7 @@
 #include <linux/mutex.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
+#include <linux/nsproxy.h>
 #include <linux/proc_fs.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
@@ -40,7 +41,6 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <net/net_namespace.h>
-#include <net/netns/generic.h>
 #ifdef CONFIG_X86
 #include <asm/msr.h>
 #endif
@@ -339,58 +339,49 @@ static struct pernet_operations dropper_net_ops = {
 	.exit = dropper_net_exit,
 };
 
-/* The settings of the module parameters, or NULL if one is invalid. */
-static struct dropper_config *dropper_initial_config(void)
+/* Check the module parameters and turn them into the initial settings. */
+static int dropper_parse_params(struct dropper_config *cfg)
 {
 	struct dropper_request req = { .command = DROPPER_SET_RATE_TARGET };
-	struct dropper_config *cfg;
 
 	if (dropper_parse_rate(param_rate, &req.rate_e9)) {
 		pr_err("invalid rate=%s (a decimal from 0 to 1)\n", param_rate);
-		return NULL;
+		return -EINVAL;
 	}
 	if (dropper_parse_ipv4(param_target, req.target)) {
 		pr_err("invalid target=%s (a dotted-quad IPv4 address)\n",
 		       param_target);
-		return NULL;
+		return -EINVAL;
 	}
-	cfg = kmem_cache_zalloc(dropper_config_cache, GFP_KERNEL);
-	if (!cfg)
-		return NULL;
-	dropper_apply(cfg, &req);
-	cfg->every = param_every;
-	if (strcmp(param_mode, "regular") == 0) {
+	if (strcmp(param_mode, "random") == 0) {
+		cfg->mode = DROPPER_MODE_RANDOM;
+	} else if (strcmp(param_mode, "regular") == 0) {
 		cfg->mode = DROPPER_MODE_REGULAR;
-	} else if (strcmp(param_mode, "random") != 0) {
+	} else {
 		pr_err("invalid mode=%s (random or regular)\n", param_mode);
-		kmem_cache_free(dropper_config_cache, cfg);
-		return NULL;
+		return -EINVAL;
 	}
-	dropper_bind(cfg, &init_net);
-	return cfg;
-}
-
-static int dropper_parse_rng(void)
-{
 	if (strcmp(param_rng, "kernel") == 0) {
 		dropper_rng = DROPPER_RNG_KERNEL;
-		return 0;
-	}
-	if (IS_ENABLED(CONFIG_X86) && strcmp(param_rng, "tsc") == 0) {
+	} else if (IS_ENABLED(CONFIG_X86) && strcmp(param_rng, "tsc") == 0) {
 		dropper_rng = DROPPER_RNG_TSC;
-		return 0;
+	} else {
+		pr_err("invalid rng=%s (kernel, or tsc on x86)\n", param_rng);
+		return -EINVAL;
 	}
-	pr_err("invalid rng=%s (kernel, or tsc on x86)\n", param_rng);
-	return -EINVAL;
+	dropper_apply(cfg, &req);
+	cfg->every = param_every;
+	dropper_bind(cfg, &init_net);
+	return 0;
 }
 
 static int __init dropper_init(void)
 {
-	struct dropper_config *cfg;
+	struct dropper_config initial = {}, *cfg;
 	struct proc_dir_entry *entry;
 	int err;
 
-	err = dropper_parse_rng();
+	err = dropper_parse_params(&initial);
 	if (err)
 		return err;
 
@@ -398,11 +389,12 @@ static int __init dropper_init(void)
 	if (!dropper_config_cache)
 		return -ENOMEM;
 
-	cfg = dropper_initial_config();
+	cfg = kmem_cache_alloc(dropper_config_cache, GFP_KERNEL);
 	if (!cfg) {
-		err = -EINVAL;
+		err = -ENOMEM;
 		goto err_cache;
 	}
+	*cfg = initial;
 	mutex_lock(&dropper_config_mutex);
 	dropper_config_replace(cfg);
 	mutex_unlock(&dropper_config_mutex);
@@ -435,6 +427,7 @@ err_pernet:
 err_config:
 	kmem_cache_free(dropper_config_cache,
 			rcu_replace_pointer(dropper_config, NULL, true));
+	rcu_barrier();	/* settings replaced by an early write */
 err_cache:
 	kmem_cache_destroy(dropper_config_cache);
 	return err;

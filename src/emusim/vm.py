@@ -20,6 +20,7 @@ emulation (TCG, a boot takes about 20 s on two cores).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shlex
@@ -205,10 +206,8 @@ def _stop(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
     except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait()
 
 
@@ -232,6 +231,8 @@ def run_in_vm(
     VMTimeout (after stopping the VM) if it runs longer than ``timeout_s``.
     """
     kernel = find_kernel(release)
+    if not os.access(kernel.image, os.R_OK):
+        raise VMError(f"{kernel.image} is not readable (Debian installs it 0600: run as root)")
     find_qemu()
     find_static_busybox()
     kvm = kvm_requested(use_kvm)

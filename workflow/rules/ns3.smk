@@ -31,7 +31,7 @@ rule ns3_run:
     log:
         f"{PREFIX}logs/ns3/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.log",
     benchmark:
-        f"{PREFIX}benchmarks/ns3/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.tsv"
+        f"{PREFIX}logs/timing/ns3/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.tsv"
     conda:
         "../envs/emusim.yaml"
     params:
