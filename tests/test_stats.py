@@ -58,6 +58,8 @@ def test_describe_hand_worked_1_2_3_4():
     assert d["ci95_low"] == pytest.approx(2.5 - half, rel=1e-9)
     assert d["ci95_high"] == pytest.approx(2.5 + half, rel=1e-9)
     assert (d["median"], d["min"], d["max"]) == (2.5, 1.0, 4.0)
+    # mean absolute deviation of 1, 2, 3, 4 about 2.5: (1.5 + 0.5 + 0.5 + 1.5) / 4 = 1
+    assert d["mad"] == pytest.approx(1.0)
 
 
 def test_describe_one_value_has_no_sample_sd_or_interval():
@@ -79,7 +81,7 @@ def test_summarise_columns_follow_the_schema():
     out = stats.summarise(runs, ["drop_rate"])
     assert list(out.columns) == [
         "scenario", "backend", "profile", "point", "drop_rate", "metric", "n", "mean",
-        "sd_pop", "sd_sample", "ci95_low", "ci95_high", "median", "min", "max",
+        "sd_pop", "sd_sample", "ci95_low", "ci95_high", "median", "min", "max", "mad",
     ]  # fmt: skip
     # repetition, seed and the axis are not metrics
     assert set(out["metric"]) == {

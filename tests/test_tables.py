@@ -70,27 +70,31 @@ def test_elapsed_table_side_by_side(stats_table, tmp_path):
     table = tables.elapsed_table(stats_table)
     assert list(table.columns) == [
         ("", "drop_rate"),
-        ("hardware (p)", "AVG (s)"), ("hardware (p)", "Var (s)"),
+        ("hardware (p)", "AVG (s)"), ("hardware (p)", "SD (s)"), ("hardware (p)", "MAD (s)"),
         ("hardware (p)", "Throughput (B/s)"),
-        ("ns3 (p)", "AVG (s)"), ("ns3 (p)", "Var (s)"), ("ns3 (p)", "Throughput (B/s)"),
+        ("ns3 (p)", "AVG (s)"), ("ns3 (p)", "SD (s)"), ("ns3 (p)", "MAD (s)"),
+        ("ns3 (p)", "Throughput (B/s)"),
     ]  # fmt: skip
     assert list(table[("", "drop_rate")]) == [0.0, 0.004]
     first = table.iloc[0]
     assert first[("hardware (p)", "AVG (s)")] == pytest.approx(12.311)
-    assert first[("hardware (p)", "Var (s)")] == pytest.approx(0.003)  # Table 4.1 prints 0.003
+    assert first[("hardware (p)", "SD (s)")] == pytest.approx(0.003)  # Table 4.1 prints 0.003
+    # 12.32 and nine 12.31: (0.009 + 9 x 0.001) / 10
+    assert first[("hardware (p)", "MAD (s)")] == pytest.approx(0.0018)
     assert round(first[("hardware (p)", "Throughput (B/s)")]) == 12395419
     # ns3 at 0.004: runs 13.0, 13.4 → mean 13.2, population SD 0.2
     assert table.iloc[1][("ns3 (p)", "AVG (s)")] == pytest.approx(13.2)
-    assert table.iloc[1][("ns3 (p)", "Var (s)")] == pytest.approx(0.2)
+    assert table.iloc[1][("ns3 (p)", "SD (s)")] == pytest.approx(0.2)
+    assert table.iloc[1][("ns3 (p)", "MAD (s)")] == pytest.approx(0.2)
     assert table.iloc[1][("ns3 (p)", "Throughput (B/s)")] == pytest.approx(1526e5 / 13.2)
 
-    formats = {"AVG (s)": ".3f", "Var (s)": ".3f", "Throughput (B/s)": ".0f", "drop_rate": ".3f"}
+    formats = {"AVG (s)": ".3f", "SD (s)": ".3f", "Throughput (B/s)": ".0f", "drop_rate": ".3f"}
     csv, tex, html = tables.write_table(table, tmp_path / "t4_1", "Random", "tab:t41", formats)
     tex_text, html_text = tex.read_text(), html.read_text()
-    assert r"\multicolumn{3}{c}{hardware (p)}" in tex_text and r"\cmidrule(lr){2-4}" in tex_text
+    assert r"\multicolumn{4}{c}{hardware (p)}" in tex_text and r"\cmidrule(lr){2-5}" in tex_text
     assert "0.004 & 12.630 & 0.117" in tex_text  # Table 4.1's 0.004 row: AVG 12.630, VAR 0.117
     assert "12395419" in tex_text and "12395419" in html_text
-    assert 'colspan="3" class="group">ns3 (p)</th>' in html_text
+    assert 'colspan="4" class="group">ns3 (p)</th>' in html_text
     back = pd.read_csv(csv)
     assert list(back.columns)[:2] == ["drop_rate", "hardware (p)/AVG (s)"]
     assert back["ns3 (p)/AVG (s)"].tolist() == pytest.approx([12.6, 13.2])

@@ -33,6 +33,7 @@ STAT_COLS = (
     "median",
     "min",
     "max",
+    "mad",
 )
 
 
@@ -51,7 +52,9 @@ def metric_columns(runs: pd.DataFrame, axis_cols: Sequence[str]) -> list[str]:
 def describe(values: Sequence[float] | np.ndarray | pd.Series) -> dict[str, float]:
     """n, mean, both SDs, the Student-t 95 % CI, median, min and max of one sample.
 
-    NaNs are ignored. ``sd_pop`` is the report's "Var", √(Σ(x−avg)²/n). ``sd_sample``
+    NaNs are ignored. ``sd_pop`` is the report's "Var" of Tables 4.1 and 4.2,
+    √(Σ(x−avg)²/n); ``mad``, the mean absolute deviation Σ|x−avg|/n, is its "Var" of Tables
+    3.1, 3.2 and 4.3 and the "Variation" of Table 3.3 (data/reference/README.md). ``sd_sample``
     and the interval need two values and are NaN below that.
     """
     x = np.asarray(values, dtype=float)
@@ -76,6 +79,7 @@ def describe(values: Sequence[float] | np.ndarray | pd.Series) -> dict[str, floa
         "median": float(np.median(x)),
         "min": float(x.min()),
         "max": float(x.max()),
+        "mad": float(np.abs(x - mean).mean()),
     }
 
 
