@@ -1,7 +1,11 @@
 """The ns-3 backend's modelling arithmetic, against hand-worked values."""
 
+import copy
 import csv
+import dataclasses
 from fractions import Fraction
+
+import pytest
 
 from emusim import constants, ns3, profiles, scenario
 from emusim.paths import SPEC_DIR
@@ -64,3 +68,12 @@ def test_command_carries_point_profile_and_seed():
     assert ns3.rng_seed("random-drop", "drop_rate=0.004") != ns3.rng_seed(
         "random-drop", "drop_rate=0.008"
     )
+
+
+def test_a_topology_the_program_cannot_build_is_refused():
+    s = scenario.load("random-drop", "paper")
+    settings = copy.deepcopy(s.settings)
+    settings["topology"]["hosts"]["receiver"]["address"] = "10.0.0.2"
+    other = dataclasses.replace(s, settings=settings)
+    with pytest.raises(ValueError, match=r"topology\.hosts\.receiver\.address.*'10\.0\.0\.2'"):
+        ns3.command("bin", other, s.points[0], profiles.get("linux-2.2"), 1, 71.9)

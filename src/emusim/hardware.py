@@ -13,6 +13,7 @@ import pandas as pd
 
 from emusim import reference
 from emusim.collect import tidy
+from emusim.constants import TCP_WRITE_SIZE_B
 from emusim.scenario import Point, Scenario
 
 PROFILE = "native"
@@ -22,21 +23,25 @@ def _same_rate(a: object, b: str) -> bool:
     return Decimal(str(a)).normalize() == Decimal(b).normalize()
 
 
+def _tcp_rows(df: pd.DataFrame) -> list[dict]:
+    """TCP blast runs: the elapsed time and the transfer's size."""
+    return [
+        {
+            "repetition": r.run,
+            "elapsed_s": r.elapsed_s,
+            "writes": r.writes,
+            "write_size_B": r.write_size_B,
+        }
+        for r in df.itertuples()
+    ]
+
+
 def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
     """Reference rows of one point as {repetition, metrics} dicts."""
     kind = scenario.name
     v = point.values
     if kind == "baseline-tcp":
-        df = reference.load("tcp_blast")
-        return [
-            {
-                "repetition": r.run,
-                "elapsed_s": r.elapsed_s,
-                "writes": r.writes,
-                "write_size_B": r.write_size_B,
-            }
-            for r in df.itertuples()
-        ]
+        return _tcp_rows(reference.load("tcp_blast"))
     if kind == "baseline-udp":
         df = reference.load("udp_blast")
         return [
@@ -60,40 +65,18 @@ def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
         dr = reference.load("random_drop_counts")
         el = el[[_same_rate(x, v["drop_rate"]) for x in el.drop_rate]]
         dr = dr[[_same_rate(x, v["drop_rate"]) for x in dr.drop_rate]].set_index("run")
-        return [
-            {
-                "repetition": r.run,
-                "elapsed_s": r.elapsed_s,
-                "writes": r.writes,
-                "write_size_B": r.write_size_B,
-                "packets_dropped": int(dr.loc[r.run, "packets_dropped"]),
-            }
-            for r in el.itertuples()
-        ]
+        rows = _tcp_rows(el)
+        for row in rows:
+            row["packets_dropped"] = int(dr.loc[row["repetition"], "packets_dropped"])
+        return rows
     if kind == "regular-drop":
         df = reference.load("regular_drop")
-        df = df[df.cutoff == v["every_n"]]
-        return [
-            {
-                "repetition": r.run,
-                "elapsed_s": r.elapsed_s,
-                "writes": r.writes,
-                "write_size_B": r.write_size_B,
-            }
-            for r in df.itertuples()
-        ]
+        return _tcp_rows(df[df.cutoff == v["every_n"]])
     if kind == "regular-1in6":
         df = reference.load("regular_1in6")
         df = df[(df.iterations == v["iterations"]) & (df.dropper == v["mode"])]
-        return [
-            {
-                "repetition": r.run,
-                "elapsed_s": r.elapsed_s,
-                "writes": r.iterations,
-                "write_size_B": 1448,
-            }
-            for r in df.itertuples()
-        ]
+        # Table 4.4 prints no request size; every blast test of the report wrote 1448 bytes.
+        return _tcp_rows(df.assign(writes=df.iterations, write_size_B=TCP_WRITE_SIZE_B))
     return []
 
 

@@ -112,6 +112,27 @@ def workload_args(scenario: Scenario, point: Point) -> list[str]:
     raise ValueError(f"the ns-3 backend has no workload {kind!r}")
 
 
+# The addresses testbed-2001 builds (the report's Table 1.2); it takes no others.
+PROGRAM_HOSTS = {
+    "sender": {"address": "192.168.1.2"},
+    "router": {"addresses": ["192.168.1.1", "192.168.2.1"]},
+    "receiver": {"address": "192.168.2.2"},
+}
+
+
+def check_topology(scenario: Scenario) -> None:
+    """Refuse a topology the ns-3 program cannot build, rather than run another one."""
+    hosts = scenario.settings["topology"]["hosts"]
+    for role, want in PROGRAM_HOSTS.items():
+        for key, value in want.items():
+            if hosts[role][key] != value:
+                raise ValueError(
+                    f"{scenario.path}: key 'topology.hosts.{role}.{key}' has value "
+                    f"{hosts[role][key]!r}; the ns-3 backend builds the report's testbed and "
+                    f"accepts only {value!r}"
+                )
+
+
 def one_way_delay_us(scenario: Scenario, measured_delay_us: float | None) -> float:
     """The scenario's one-way delay: a number, or the fitted value for `delay: measured`."""
     delay = scenario.settings["topology"]["delay"]
@@ -131,6 +152,7 @@ def command(
     delay_us: float,
 ) -> list[str]:
     """The testbed program's full command line for one run."""
+    check_topology(scenario)
     topo = scenario.settings["topology"]
     rate_bps = topo["link_rate_Mbps"] * 1e6
     return [
