@@ -34,7 +34,9 @@ def _load_scenarios():
     for name in names:
         try:
             loaded[name] = sc.load(name, SCALE, known)
-        except sc.ScenarioError as err:
+            if "ns3" in BACKENDS:
+                ns3mod.check_topology(loaded[name])
+        except (sc.ScenarioError, ValueError) as err:
             raise WorkflowError(str(err)) from None
     return loaded
 
