@@ -395,7 +395,7 @@ def fig5_1_exp_vs_sim(
         axes[0].set_ylabel(THROUGHPUT_LABEL)
         axes[0].set_ylim(bottom=0)
         axes[0].set_xlim(left=0)
-        fig.suptitle("Figure 5.1: experiment vs emulation and simulation under random dropping")
+        fig.suptitle("Figure 5.1: experiment vs simulation,\nrandom dropping")
         return _save(fig, stem)
 
 
