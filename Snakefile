@@ -4,12 +4,17 @@
 #
 # The Snakefile only wires; each stage is a file in workflow/rules/.
 import os
+import sys
 
 from snakemake.utils import min_version
 
 min_version("9.0")
 # emusim reads scenarios, configuration and reference data of this checkout (src/emusim/paths.py).
 os.environ.update({"EMUSIM_ROOT": workflow.basedir})
+# Shell commands run `python` of the environment that runs Snakemake (.venv), wherever it is.
+os.environ.update(
+    {"PATH": os.path.dirname(sys.executable) + os.pathsep + os.getenv("PATH", "")}
+)
 
 
 configfile: "config/config.yaml"

@@ -28,6 +28,14 @@ def write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def git_revision() -> str:
+    """The checkout's commit, for provenance; "unknown" outside a git checkout."""
+    proc = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    )
+    return proc.stdout.strip() or "unknown"
+
+
 def assemble(meta: dict, output: dict, backend_key: str) -> dict:
     """The run JSON: meta's identification, the command's status and metrics, provenance."""
     provenance = dict(meta.get("provenance", {}))
@@ -71,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     except json.JSONDecodeError:
         print(f"runjson: {args.command[0]} printed no JSON:\n{proc.stdout}", file=sys.stderr)
         return 1
+    meta.setdefault("provenance", {}).setdefault("git_revision", git_revision())
     run = assemble(meta, output, args.backend_key)
     write_atomically(args.out, json.dumps(run, indent=1, sort_keys=True) + "\n")
     print(

@@ -1,9 +1,7 @@
 # Configuration, scenarios and the target list: validated when the workflow loads, before any
 # job runs. Input functions live here too.
 import json
-import sys
 from glob import glob
-import subprocess
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
@@ -23,8 +21,6 @@ FIGURES = f"{PREFIX}figures"
 TABLES = f"{PREFIX}paper/tables"
 BACKENDS = config["backends"]
 NS3_BINARY = "build/ns3/testbed-2001"
-# The interpreter running Snakemake: the project's environment, whatever `python` is on PATH.
-PYTHON = sys.executable
 
 
 def _load_scenarios():
@@ -49,19 +45,6 @@ wildcard_constraints:
     profile=r"[A-Za-z0-9_.+-]+",
     point=r"[^/]+",
     rep=r"\d+",
-
-
-def _git_revision():
-    proc = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return proc.stdout.strip() or "unknown"
-
-
-GIT_REVISION = _git_revision()
 
 
 def ns3_run_paths(name):
@@ -175,8 +158,9 @@ def _ns3_run(wildcards):
         "params": point.values,
         "repetition": rep,
         "seed": ns3mod.rng_seed(s.name, point.id),
+        # No git revision or interpreter path here: params are compared between runs, and a
+        # new commit must not redo every run. runjson records the revision when it runs.
         "provenance": {
-            "git_revision": GIT_REVISION,
             "scale": SCALE,
             "one_way_delay_us": delay_us,
             "command": cmd,

@@ -14,10 +14,8 @@ rule ns3_build:
         "logs/ns3_build.log",
     conda:
         "../envs/emusim.yaml"
-    params:
-        python=PYTHON,
     shell:
-        "{params.python} -m emusim.ns3build > {log} 2>&1"
+        "python -m emusim.ns3build > {log} 2>&1"
 
 
 rule ns3_run:
@@ -36,9 +34,8 @@ rule ns3_run:
         "../envs/emusim.yaml"
     params:
         run=_ns3_run,
-        python=PYTHON,
     shell:
-        "{params.python} -m emusim.runjson --meta {params.run[meta]:q} --out {output:q}"
+        "python -m emusim.runjson --meta {params.run[meta]:q} --out {output:q}"
         " -- {params.run[cmd]:q} 2> {log:q}"
 
 
