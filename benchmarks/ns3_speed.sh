@@ -15,7 +15,7 @@ $py - <<'PY'
 import statistics, subprocess, time
 from emusim import ns3, profiles, scenario
 s = scenario.load("random-drop", "paper")
-for point_id in ("drop_rate=0", "drop_rate=0.04", "drop_rate=0.1"):
+for point_id in ("drop_rate=0", "drop_rate=0.040", "drop_rate=0.100"):
     walls = []
     for rep in (1, 2, 3):
         cmd = ns3.command("build/ns3/testbed-2001", s, s.point(point_id),
