@@ -240,10 +240,6 @@ def _coerce(axis: str, value: Any, path: Path, where: str) -> Any:
     return value
 
 
-def _format(value: Any) -> str:
-    return str(value)
-
-
 def expand_points(settings: dict, path: Path) -> list[Point]:
     """The cartesian product of the sweep axes (or its explicit `points`), in file order."""
     sweep = settings.get("sweep") or {}
@@ -287,7 +283,7 @@ def expand_points(settings: dict, path: Path) -> list[Point]:
             for key in parents:
                 target = target.setdefault(key, {})
             target[leaf] = value
-        pid = "+".join(f"{k}={_format(v)}" for k, v in combo.items()) or "base"
+        pid = "+".join(f"{k}={v}" for k, v in combo.items()) or "base"
         if pid in seen:
             raise ScenarioError(f"{path}: key 'sweep': point {pid} appears twice")
         seen.add(pid)
