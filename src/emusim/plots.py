@@ -255,6 +255,7 @@ def _throughput_vs_rate(
     x_label: str,
     metric: str,
     profile_order: Sequence[str] | None,
+    analytic: pd.DataFrame | None = None,
 ) -> list[Path]:
     rows = throughput_band(stats, x, metric)
     styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
@@ -263,6 +264,8 @@ def _throughput_vs_rate(
         ax = fig.add_subplot()
         for key, series in _series(rows):
             _errorbar(ax, series, styles[key], scale=1e6)
+        if analytic is not None:
+            _analytic_curves(ax, analytic, x_max=float(rows["_x"].max()))
         ax.set_xlabel(x_label)
         ax.set_ylabel(THROUGHPUT_LABEL)
         ax.set_ylim(bottom=0)
@@ -272,14 +275,38 @@ def _throughput_vs_rate(
         return _save(fig, stem)
 
 
+ANALYTIC_STYLES = {"Mathis": {"linestyle": ":", "color": "0.15"}, "PFTK": {"linestyle": "--"}}
+
+
+def _analytic_curves(ax: Axes, curves: pd.DataFrame, x_max: float) -> None:
+    """The models' throughput against the loss event rate p (analytic.py), as thin lines;
+    PFTK in grey shades per profile, Mathis dotted. The y range stays the data's."""
+    ylim = ax.get_ylim()
+    shades = ["0.35", "0.6", "0.75"]
+    for i, ((model, profile), rows) in enumerate(
+        curves[curves["p"] <= x_max * 1.02].groupby(["model", "profile"], sort=False)
+    ):
+        style = {"color": shades[i % len(shades)], **ANALYTIC_STYLES.get(model, {})}
+        ax.plot(
+            rows["p"],
+            rows["throughput_report_Bps"] / 1e6,
+            linewidth=1.0,
+            label=f"{model} model, {profile}",
+            **style,
+        )
+    ax.set_ylim(ylim)
+
+
 def fig4_1_random_drop(
     stats: pd.DataFrame,
     stem: str | Path,
     x: str = "drop_rate",
     metric: str = "throughput_report_Bps",
     profile_order: Sequence[str] | None = None,
+    analytic: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """Figure 4.1: throughput (report accounting) vs random drop rate, per backend and profile.
+    """Figure 4.1: throughput (report accounting) vs random drop rate, per backend and profile,
+    with the analytic models (``analytic``: rows of analytic.curve_rows) if given.
 
     Error bars span the throughput at mean elapsed time ± its population SD.
     """
@@ -291,6 +318,7 @@ def fig4_1_random_drop(
         DROP_RATE_LABEL,
         metric,
         profile_order,
+        analytic,
     )
 
 
@@ -300,8 +328,10 @@ def fig4_2_regular_drop(
     x: str = "drop_rate",
     metric: str = "throughput_report_Bps",
     profile_order: Sequence[str] | None = None,
+    analytic: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """Figure 4.2: throughput vs the nominal drop rate (1 / cutoff) of regular dropping."""
+    """Figure 4.2: throughput vs the nominal drop rate (1 / cutoff) of regular dropping; the
+    models are drawn at p = 1/N against the same axis."""
     return _throughput_vs_rate(
         stats,
         stem,
@@ -310,6 +340,7 @@ def fig4_2_regular_drop(
         "Nominal drop rate, 1/cutoff (one packet in cutoff dropped)",
         metric,
         profile_order,
+        analytic,
     )
 
 
@@ -550,3 +581,46 @@ def _label_stall_bars(
             fontsize=5.5,
             color="0.25",
         )
+
+
+def fig_ablation(
+    summary: pd.DataFrame, stem: str | Path, metric: str = "throughput_report_Bps"
+) -> list[Path]:
+    """The calibration ablation: median and max |rel_diff| against the hardware after each step.
+
+    ``summary`` is ablation.summary's table. The x axis lists the parameter each step adds
+    (step 0: the base profile); one colour per scenario, solid for the median, dashed for
+    the maximum. A log axis: the steps span orders of magnitude.
+    """
+    rows = summary[summary["metric"] == metric].sort_values("step")
+    if rows.empty:
+        raise ValueError(f"no {metric!r} rows in the ablation summary")
+    steps = rows.drop_duplicates("step")[["step", "parameter"]]
+    labels = [
+        "ns-3 defaults" if int(k) == 0 else f"+ {p}"
+        for k, p in zip(steps["step"], steps["parameter"].fillna(""), strict=True)
+    ]
+    colors = sns.color_palette("colorblind", n_colors=max(2, rows["scenario"].nunique()))
+    with _style():
+        fig = Figure(figsize=(7.2, 4.4), layout="constrained")
+        ax = fig.add_subplot()
+        for color, (scenario, group) in zip(colors, rows.groupby("scenario", sort=False)):
+            for column, style, what in (
+                ("median_abs_rel_diff", "-", "median"),
+                ("max_abs_rel_diff", "--", "max"),
+            ):
+                ax.plot(
+                    group["step"],
+                    group[column].clip(lower=1e-4),
+                    linestyle=style,
+                    marker="o",
+                    color=color,
+                    label=f"{scenario}, {what}",
+                )
+        ax.set_yscale("log")
+        ax.set_xticks(steps["step"].to_numpy(), labels, rotation=55, ha="right")
+        ax.set_ylabel("|rel_diff| of throughput against the hardware")
+        ax.axhline(0.05, color="0.5", linewidth=0.8, linestyle=":")
+        ax.set_title("Calibration ablation: ns-3 defaults → linux-2.2, one parameter at a time")
+        ax.legend(loc="best")
+        return _save(fig, stem)

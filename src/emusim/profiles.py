@@ -67,9 +67,63 @@ def registry(path: Path = PROFILES_PATH) -> dict[str, Profile]:
     return out
 
 
+@dataclass(frozen=True)
+class AblationStep:
+    """Step k of the ablation: the base profile plus the target's first k parameters."""
+
+    index: int
+    parameter: str  # the parameter this step adds ("" for step 0, the base)
+    profile: Profile
+
+
+ABLATION_PREFIX = "ablation-"
+
+
+@cache
+def ablation(path: Path = PROFILES_PATH) -> list[AblationStep]:
+    """The ablation's steps (the `ablation` block of the registry), step 0 being the base.
+
+    Step k's profile is called ``ablation-kk``; it holds the common parameters, the base
+    profile's own, and the target profile's first k parameters in the documented order. Step 0
+    is the base profile and the last step the target profile, under their own names, so their
+    runs are those of the main sweeps. The order must name every parameter of the target once.
+    """
+    data = yaml.safe_load(path.read_text())
+    spec = data.get("ablation")
+    if not spec:
+        return []
+    reg = registry(path)
+    for key in ("base", "target"):
+        if spec.get(key) not in reg:
+            raise ValueError(
+                f"{path}: key 'ablation.{key}' has value {spec.get(key)!r}; "
+                f"it must name a profile ({', '.join(reg)})"
+            )
+    base, target = reg[spec["base"]], reg[spec["target"]]
+    own = {p.name: p for p in target.parameters if p.profile == target.name}
+    order = list(spec.get("order", []))
+    if sorted(order) != sorted(own) or len(set(order)) != len(order):
+        raise ValueError(
+            f"{path}: key 'ablation.order' must name each parameter of {target.name} once; "
+            f"missing {sorted(set(own) - set(order))}, unknown or repeated "
+            f"{sorted({n for n in order if n not in own or order.count(n) > 1})}"
+        )
+    steps = [AblationStep(0, "", base)]
+    for k in range(1, len(order)):
+        params = base.parameters + tuple(own[name] for name in order[:k])
+        name = f"{ABLATION_PREFIX}{k:02d}"
+        desc = f"{base.name} + the first {k} parameters of {target.name}"
+        steps.append(AblationStep(k, order[k - 1], Profile(name, desc, params)))
+    # The last step is the target itself: its runs are the main sweep's.
+    return [*steps, AblationStep(len(order), order[-1], target)]
+
+
 def get(name: str) -> Profile:
-    """The profile called `name`, or an error listing the known ones."""
+    """The profile called `name` (a registry profile or an ablation step), or an error."""
     reg = registry()
-    if name not in reg:
-        raise KeyError(f"no TCP profile {name!r} in {PROFILES_PATH}; known: {', '.join(reg)}")
-    return reg[name]
+    if name in reg:
+        return reg[name]
+    for step in ablation():
+        if step.profile.name == name:
+            return step.profile
+    raise KeyError(f"no TCP profile {name!r} in {PROFILES_PATH}; known: {', '.join(reg)}")

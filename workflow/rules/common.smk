@@ -59,6 +59,29 @@ def ns3_run_paths(name):
     ]
 
 
+def ablation_scenarios():
+    """Scenarios the calibration ablation sweeps (config `ablation`), when ns-3 runs."""
+    if "ns3" not in BACKENDS or not tcp_profiles.ablation():
+        return []
+    names = config.get("ablation", {}).get("scenarios", [])
+    return [n for n in names if n in SCENARIOS and hw.has_reference(n)]
+
+
+def ablation_run_paths(name):
+    """The ns-3 runs of every ablation step for one scenario, thinned as config says."""
+    s = SCENARIOS[name]
+    design = config.get("ablation", {}).get("design", {}).get(SCALE, {})
+    stride = design.get("point_stride", {}).get(name, 1)
+    reps = min(design.get("repetitions", s.repetitions), s.repetitions)
+    repeat = config.get("ns3", {}).get("repeat_deterministic", False)
+    return [
+        f"{RESULTS}/ns3/{name}/{step.profile.name}/{point.id}/run{k}.json"
+        for step in tcp_profiles.ablation()
+        for point in s.points[::stride]
+        for k in ns3mod.repetitions_to_run(point, reps, repeat)
+    ]
+
+
 def backend_tables(wildcards):
     """Input function: the tidy per-run tables of the scenario's backends."""
     return backend_tables_of(wildcards.scenario)
@@ -97,6 +120,14 @@ FIGURE_STEMS = {
     "fig4_4_heavy_tail": ["regular-1in6"],
     "fig5_1_exp_vs_sim": ["random-drop"],
     "fig5_2_rel_diff": ["random-drop"],
+    "fig_ablation": ["random-drop", "regular-drop"],
+}
+
+
+# Figures that draw the Mathis and PFTK curves, and the scenario whose curves they draw.
+ANALYTIC_FIGURES = {
+    "fig4_1_random_drop": "random-drop",
+    "fig4_2_regular_drop": "regular-drop",
 }
 
 
@@ -105,6 +136,7 @@ def figure_targets():
         f"{FIGURES}/{stem}.{ext}"
         for stem, needs in FIGURE_STEMS.items()
         if all(n in SCENARIOS for n in needs)
+        and (stem != "fig_ablation" or ablation_scenarios())
         for ext in ("pdf", "png")
     ]
 
@@ -124,6 +156,9 @@ def all_targets():
     targets += [f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS]
     targets += [f"{RESULTS}/compare/{n}.csv" for n in compared_scenarios()]
     targets += [f"{RESULTS}/compare/summary.csv"]
+    if ablation_scenarios():
+        targets += [p for n in ablation_scenarios() for p in ablation_run_paths(n)]
+        targets += [f"{RESULTS}/ablation/summary.csv", f"{TABLES}/ablation.csv"]
     return targets + figure_targets() + table_targets()
 
 
@@ -175,6 +210,10 @@ def _figure_inputs(wildcards):
     inputs = {f"stats_{n}": f"{RESULTS}/stats/{n}.csv" for n in needs}
     if wildcards.stem == "fig3_1_rtt_vs_size":
         inputs["delay"] = f"{RESULTS}/delay/one_way_delay.json"
+    if wildcards.stem in ANALYTIC_FIGURES:
+        inputs["analytic"] = f"{RESULTS}/analytic/{ANALYTIC_FIGURES[wildcards.stem]}.csv"
+    if wildcards.stem == "fig_ablation":
+        return {"summary": f"{RESULTS}/ablation/summary.csv"}
     if wildcards.stem == "fig5_2_rel_diff":
         inputs["compare"] = f"{RESULTS}/compare/random-drop.csv"
     if wildcards.stem == "fig4_4_heavy_tail":

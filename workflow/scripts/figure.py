@@ -32,9 +32,9 @@ if name == "fig3_1_rtt_vs_size":
     }
     plots.fig3_1_rtt_vs_size(stats("ping-sweep"), stem, fits=lines)
 elif name == "fig4_1_random_drop":
-    plots.fig4_1_random_drop(stats("random-drop"), stem)
+    plots.fig4_1_random_drop(stats("random-drop"), stem, analytic=pd.read_csv(inp.analytic))
 elif name == "fig4_2_regular_drop":
-    plots.fig4_2_regular_drop(stats("regular-drop"), stem)
+    plots.fig4_2_regular_drop(stats("regular-drop"), stem, analytic=pd.read_csv(inp.analytic))
 elif name == "fig4_3_random_vs_regular":
     plots.fig4_3_random_vs_regular(stats("random-drop"), stats("regular-drop"), stem)
 elif name == "fig4_4_heavy_tail":
@@ -42,6 +42,8 @@ elif name == "fig4_4_heavy_tail":
     plots.fig4_4_heavy_tail(runs, stem, dropper_col="mode")
 elif name == "fig5_1_exp_vs_sim":
     plots.fig5_1_exp_vs_sim(stats("random-drop"), stem)
+elif name == "fig_ablation":
+    plots.fig_ablation(pd.read_csv(inp.summary), stem)
 elif name == "fig5_2_rel_diff":
     plots.fig5_2_rel_diff(pd.read_csv(inp.compare), stem)
 else:

@@ -56,7 +56,11 @@ TcpBlastClient::GetTypeId()
             .AddTraceSource("Done",
                             "The server's reply arrived; the argument is the elapsed time",
                             MakeTraceSourceAccessor(&TcpBlastClient::m_doneTrace),
-                            "ns3::Time::TracedCallback");
+                            "ns3::Time::TracedCallback")
+            .AddTraceSource("Socket",
+                            "The socket was created; fired before connect()",
+                            MakeTraceSourceAccessor(&TcpBlastClient::m_socketTrace),
+                            "ns3::Socket::TracedCallback");
     return tid;
 }
 
@@ -65,6 +69,7 @@ TcpBlastClient::TcpBlastClient()
       m_writeSize(0),
       m_written(0),
       m_finished(false),
+      m_aborted(false),
       m_dataSegments(0),
       m_retransmissions(0),
       m_timeouts(0),
@@ -114,6 +119,12 @@ TcpBlastClient::GetFastRecoveries() const
     return m_fastRecoveries;
 }
 
+bool
+TcpBlastClient::IsAborted() const
+{
+    return m_aborted;
+}
+
 void
 TcpBlastClient::StartApplication()
 {
@@ -130,6 +141,9 @@ TcpBlastClient::StartApplication()
     m_socket->SetConnectCallback(MakeCallback(&TcpBlastClient::ConnectionSucceeded, this),
                                  MakeCallback(&TcpBlastClient::ConnectionFailed, this));
     m_socket->SetRecvCallback(MakeCallback(&TcpBlastClient::ReceiveReply, this));
+    m_socket->SetCloseCallbacks(MakeNullCallback<void, Ptr<Socket>>(),
+                                MakeCallback(&TcpBlastClient::ErrorClose, this));
+    m_socketTrace(m_socket);
     m_start = Simulator::Now();
     m_socket->Connect(m_remote);
 }
@@ -157,6 +171,14 @@ void
 TcpBlastClient::ConnectionFailed(Ptr<Socket> socket)
 {
     NS_FATAL_ERROR("TcpBlastClient: the connection to the server failed");
+}
+
+void
+TcpBlastClient::ErrorClose(Ptr<Socket> /* socket */)
+{
+    // ns-3 closes the connection after DataRetries retransmissions of one segment.
+    m_aborted = true;
+    Simulator::Stop();
 }
 
 void

@@ -54,12 +54,15 @@ class TcpBlastClient : public Application
     uint64_t GetTimeouts() const;
     /// \return fast retransmits (entries into the Recovery state)
     uint64_t GetFastRecoveries() const;
+    /// \return whether TCP gave up on the connection (DataRetries exhausted)
+    bool IsAborted() const;
 
   private:
     void StartApplication() override;
     void StopApplication() override;
     void ConnectionSucceeded(Ptr<Socket> socket);
     void ConnectionFailed(Ptr<Socket> socket);
+    void ErrorClose(Ptr<Socket> socket);
     void WriteMore(Ptr<Socket> socket, uint32_t available);
     void ReceiveReply(Ptr<Socket> socket);
     void TraceTx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase> sock);
@@ -79,11 +82,13 @@ class TcpBlastClient : public Application
     Time m_start;                //!< when connect() was called
     Time m_finish;               //!< when the reply arrived
     bool m_finished;             //!< whether the reply arrived
+    bool m_aborted;              //!< whether TCP gave up on the connection
     uint64_t m_dataSegments;     //!< data segments sent
     uint64_t m_retransmissions;  //!< retransmitted segments
     uint64_t m_timeouts;         //!< entries into CA_LOSS
     uint64_t m_fastRecoveries;   //!< entries into CA_RECOVERY
     TracedCallback<Time> m_doneTrace; //!< fired with the elapsed time when the reply arrives
+    TracedCallback<Ptr<Socket>> m_socketTrace; //!< fired with the socket before connect()
 };
 
 /**

@@ -16,6 +16,7 @@
 
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
+#include "../model/tcp-event-trace.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -61,6 +62,7 @@ struct RunConfig
     uint64_t seed{1};             //!< RngSeed
     uint64_t run{1};              //!< RngRun
     std::string output;           //!< JSON path ("" or "-": stdout)
+    std::string traceFile;        //!< TCP event trace CSV ("" = none; tcp workload only)
 };
 
 /// Install a FIFO queue disc (or the dropper) of `packets` packets on `device`, and shrink
@@ -132,6 +134,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "RngSeed", cfg.seed);
     cmd.AddValue("run", "RngRun", cfg.run);
     cmd.AddValue("output", "JSON output path (- for stdout)", cfg.output);
+    cmd.AddValue("traceFile", "TCP event trace CSV (tcp workload)", cfg.traceFile);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_UNLESS(cfg.workload == "tcp" || cfg.workload == "udp" || cfg.workload == "ping",
@@ -189,6 +192,7 @@ main(int argc, char* argv[])
     std::ostringstream metrics;
     bool completed = true;
     Ptr<TcpBlastClient> tcpClient;
+    Ptr<TcpEventTrace> eventTrace;
     Ptr<UdpBlastSender> udpSender;
     Ptr<UdpBlastSink> udpSink;
     std::vector<double> rttsUs;
@@ -206,6 +210,15 @@ main(int argc, char* argv[])
         tcpClient->TraceConnectWithoutContext(
             "Done",
             MakeCallback(+[](Time) { Simulator::Stop(); }));
+        if (!cfg.traceFile.empty())
+        {
+            eventTrace = CreateObject<TcpEventTrace>();
+            eventTrace->Open(cfg.traceFile);
+            eventTrace->WatchRouterQueue(dropper);
+            tcpClient->TraceConnectWithoutContext(
+                "Socket",
+                MakeCallback(&TcpEventTrace::WatchSocket, eventTrace));
+        }
     }
     else if (cfg.workload == "udp")
     {
@@ -251,9 +264,14 @@ main(int argc, char* argv[])
     }
     Simulator::Run();
 
+    std::string status = "ok";
     if (cfg.workload == "tcp")
     {
         completed = tcpClient->IsFinished();
+        if (tcpClient->IsAborted())
+        {
+            status = "aborted"; // TCP gave up: DataRetries retransmissions of one segment
+        }
         metrics << "\"elapsed_s\": " << Num(tcpClient->GetElapsed().GetSeconds())
                 << ", \"writes\": " << cfg.writes << ", \"write_size_B\": " << cfg.writeSize
                 << ", \"payload_bytes\": " << cfg.writes * cfg.writeSize
@@ -286,8 +304,16 @@ main(int argc, char* argv[])
     const double simulatedS = Simulator::Now().GetSeconds();
     Simulator::Destroy();
 
+    if (status == "ok" && !completed)
+    {
+        status = "timeout";
+    }
+    if (eventTrace)
+    {
+        eventTrace->Dispose(); // flushes the trace file
+    }
     std::ostringstream json;
-    json << "{\"status\": \"" << (completed ? "ok" : "timeout") << "\", \"metrics\": {"
+    json << "{\"status\": \"" << status << "\", \"metrics\": {"
          << metrics.str() << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed
          << ", \"run\": " << cfg.run << ", \"simulated_s\": " << Num(simulatedS) << "}}\n";
 

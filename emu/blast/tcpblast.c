@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tcpblast: the 2001 report's TCP blast test (§2.1, §3.1.1) for the Mininet backend.
+ *
+ *   tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S]
+ *   tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S]
+ *
+ * The client starts a CLOCK_MONOTONIC clock, connects, makes WRITES blocking write()s of SIZE
+ * bytes, shuts its write side down (FIN after the data) and stops the clock when the server's
+ * one-byte reply arrives. Before closing it reads TCP_INFO and prints one JSON object:
+ * elapsed_s, writes, write_size_B, payload_bytes, packets_sent (tcpi_data_segs_out: data
+ * segments, retransmissions included), retransmissions (tcpi_total_retrans), and facts of
+ * the connection (MSS, peer window, RTT, cwnd). With -t the run stops after TIMEOUT_S
+ * seconds and "completed" is false (its numbers are then lower bounds).
+ *
+ * The server prints "READY <port>" once it listens, reads everything of one connection,
+ * answers its FIN with one byte, and prints a JSON object (bytes_received, ...). -w sets
+ * TCP_WINDOW_CLAMP on the listening socket: the largest window it advertises.
+ *
+ * Exit status: 0 done, 1 failure (message on stderr), 2 bad usage, 3 timeout (JSON printed).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t timed_out;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S]\n"
+			"       tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S]\n");
+	exit(2);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "tcpblast: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static unsigned long long parse_num(const char *text, const char *what, unsigned long long max)
+{
+	char *end;
+	unsigned long long value;
+
+	errno = 0;
+	value = strtoull(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || value > max) {
+		fprintf(stderr, "tcpblast: bad %s %s\n", what, text);
+		exit(2);
+	}
+	return value;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* SIGALRM after timeout_s interrupts a blocking call (no SA_RESTART). */
+static void arm_timeout(double timeout_s)
+{
+	struct sigaction sa;
+	struct itimerval it;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) < 0)
+		die("sigaction");
+	if (timeout_s <= 0)
+		return;
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = (time_t)timeout_s;
+	it.it_value.tv_usec = (suseconds_t)((timeout_s - (double)(time_t)timeout_s) * 1e6);
+	if (setitimer(ITIMER_REAL, &it, NULL) < 0)
+		die("setitimer");
+}
+
+static int tcp_info_of(int fd, struct tcp_info *info)
+{
+	socklen_t len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &len);
+}
+
+static int client(const char *addr, unsigned port, unsigned long long writes, size_t size,
+		  double timeout_s)
+{
+	struct sockaddr_in sa;
+	struct tcp_info info;
+	unsigned long long done = 0;
+	char *buf, reply;
+	double start, end;
+	int fd, completed = 0;
+	ssize_t n;
+
+	buf = malloc(size);
+	if (!buf)
+		die("malloc");
+	memset(buf, 'x', size);
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1) {
+		fprintf(stderr, "tcpblast: bad address %s\n", addr);
+		return 2;
+	}
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket");
+	arm_timeout(timeout_s);
+	start = now_s();
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (!timed_out)
+			die("connect");
+		goto report;
+	}
+	while (done < writes && !timed_out) {
+		size_t off = 0;
+
+		while (off < size) {
+			n = write(fd, buf + off, size - off);
+			if (n < 0) {
+				if (errno == EINTR && timed_out)
+					goto report;
+				if (errno == EINTR)
+					continue;
+				die("write");
+			}
+			off += (size_t)n;
+		}
+		done++;
+	}
+	if (shutdown(fd, SHUT_WR) < 0)
+		die("shutdown");
+	for (;;) {
+		n = read(fd, &reply, 1);
+		if (n == 1) {
+			completed = 1;
+			break;
+		}
+		if (n == 0) {
+			fprintf(stderr, "tcpblast: the server closed without its reply\n");
+			return 1;
+		}
+		if (errno == EINTR && timed_out)
+			break;
+		if (errno != EINTR)
+			die("read");
+	}
+report:
+	end = now_s();
+	if (tcp_info_of(fd, &info) < 0)
+		die("getsockopt TCP_INFO");
+	printf("{\"completed\": %s, \"elapsed_s\": %.9f, \"writes\": %llu, \"write_size_B\": %zu, "
+	       "\"writes_done\": %llu, \"payload_bytes\": %llu, \"packets_sent\": %u, "
+	       "\"segments_sent\": %u, \"retransmissions\": %u, \"snd_mss\": %u, "
+	       "\"peer_window_B\": %u, \"srtt_us\": %u, \"rttvar_us\": %u, \"snd_cwnd\": %u, "
+	       "\"snd_ssthresh\": %u, \"reordering\": %u, \"rto_us\": %u, "
+	       "\"rcv_wscale\": %u, \"snd_wscale\": %u, \"options\": %u}\n",
+	       completed ? "true" : "false", end - start, writes, size, done,
+	       done * (unsigned long long)size, info.tcpi_data_segs_out, info.tcpi_segs_out,
+	       info.tcpi_total_retrans, info.tcpi_snd_mss, info.tcpi_snd_wnd, info.tcpi_rtt,
+	       info.tcpi_rttvar, info.tcpi_snd_cwnd, info.tcpi_snd_ssthresh, info.tcpi_reordering,
+	       info.tcpi_rto, info.tcpi_rcv_wscale, info.tcpi_snd_wscale, info.tcpi_options);
+	fflush(stdout);
+	close(fd);
+	free(buf);
+	return completed ? 0 : 3;
+}
+
+static int server(unsigned port, int clamp, double timeout_s)
+{
+	struct sockaddr_in sa;
+	struct tcp_info info;
+	unsigned long long received = 0;
+	static char buf[1 << 16];
+	int lfd, fd, one = 1, completed = 0, clamp_read = 0;
+	socklen_t optlen = sizeof(clamp_read);
+	ssize_t n;
+
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0)
+		die("socket");
+	if (setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
+		die("SO_REUSEADDR");
+	if (clamp > 0 &&
+	    setsockopt(lfd, IPPROTO_TCP, TCP_WINDOW_CLAMP, &clamp, sizeof(clamp)) < 0)
+		die("TCP_WINDOW_CLAMP");
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("bind");
+	if (listen(lfd, 1) < 0)
+		die("listen");
+	arm_timeout(timeout_s);
+	printf("READY %u\n", port);
+	fflush(stdout);
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0) {
+		if (errno == EINTR && timed_out) {
+			printf("{\"completed\": false, \"bytes_received\": 0}\n");
+			return 3;
+		}
+		die("accept");
+	}
+	close(lfd);
+	/* again on the connection: some kernels do not carry it over from the listener */
+	if (clamp > 0 &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP, &clamp, sizeof(clamp)) < 0)
+		die("TCP_WINDOW_CLAMP");
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n > 0) {
+			received += (unsigned long long)n;
+			continue;
+		}
+		if (n == 0) {
+			/* the client's FIN: answer with one byte */
+			if (write(fd, "R", 1) != 1)
+				die("write reply");
+			completed = 1;
+			break;
+		}
+		if (errno == EINTR && timed_out)
+			break;
+		if (errno != EINTR)
+			die("read");
+	}
+	if (tcp_info_of(fd, &info) < 0)
+		die("getsockopt TCP_INFO");
+	if (getsockopt(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP, &clamp_read, &optlen) < 0)
+		die("getsockopt TCP_WINDOW_CLAMP");
+	printf("{\"completed\": %s, \"bytes_received\": %llu, \"rcv_mss\": %u, "
+	       "\"rcv_space\": %u, \"window_clamp\": %d, \"window_clamp_read\": %d, "
+	       "\"rcv_wscale\": %u}\n",
+	       completed ? "true" : "false", received, info.tcpi_rcv_mss, info.tcpi_rcv_space,
+	       clamp, clamp_read, info.tcpi_rcv_wscale);
+	fflush(stdout);
+	close(fd);
+	return completed ? 0 : 3;
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr = NULL;
+	unsigned long long writes = 0;
+	unsigned port = 1026;
+	size_t size = 0;
+	double timeout_s = 0;
+	int clamp = 0, opt, is_client;
+
+	if (argc < 2)
+		usage();
+	if (!strcmp(argv[1], "client"))
+		is_client = 1;
+	else if (!strcmp(argv[1], "server"))
+		is_client = 0;
+	else
+		usage();
+	optind = 2;
+	while ((opt = getopt(argc, argv, "a:p:n:s:t:w:")) != -1) {
+		switch (opt) {
+		case 'a':
+			addr = optarg;
+			break;
+		case 'p':
+			port = (unsigned)parse_num(optarg, "port", 65535);
+			break;
+		case 'n':
+			writes = parse_num(optarg, "writes", 1ULL << 40);
+			break;
+		case 's':
+			size = (size_t)parse_num(optarg, "size", 1 << 24);
+			break;
+		case 't':
+			timeout_s = (double)parse_num(optarg, "timeout", 1 << 30);
+			break;
+		case 'w':
+			clamp = (int)parse_num(optarg, "window clamp", 1 << 30);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (is_client) {
+		if (!addr || !writes || !size)
+			usage();
+		return client(addr, port, writes, size, timeout_s);
+	}
+	return server(port, clamp, timeout_s);
+}

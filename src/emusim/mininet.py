@@ -1,0 +1,730 @@
+"""The Mininet backend: a scenario's runs in Mininet with real Linux TCP (issue 4).
+
+    python -m emusim.mininet batch --scenario scenarios/NAME.yaml --scale {paper|quick}
+        --profile PROFILE [--delay-json PATH] --results-dir RESULTS_ROOT
+        [--place auto|host|vm] [--dropper-impl auto|module|netfilter] [--no-selfcheck]
+    python -m emusim.mininet cleanup [--all]
+    python -m emusim.mininet capabilities
+
+`batch` runs every point and repetition of the scenario at that scale with one TCP profile
+(``linux-2.2`` or ``linux-default``) and writes
+``RESULTS_ROOT/mininet/NAME/PROFILE/POINT/run{k}.json`` (docs/results-schema.md), skipping
+runs already written, then ``RESULTS_ROOT/mininet/NAME/PROFILE/batch.json``: the self-check
+(line-rate fraction of a loss-free TCP blast, fitted ping delay against the configured one),
+kernel release, place, KVM, dropper implementation, timings and the list of run files.
+
+Where it runs (``--place auto``): on this machine when its kernel has what the batch needs
+(netem for a nonzero delay, the congestion control, the dropper module if asked for), else in
+one virtme-ng VM booting Debian's kernel (emusim.vm) for the whole batch. The guest runs
+``python -m emusim.mininet execute --plan FILE`` and prints each run as one ``EMUSIM-RUN``
+line; this process writes the files, so an interrupted batch keeps every finished run.
+
+Root is needed. Whatever ends a batch (an error, Ctrl-C, SIGTERM), its namespaces, links,
+qdiscs and rules are removed; what a SIGKILLed batch leaves is removed by `cleanup`, which
+every batch also runs first (sparing batches whose process is still alive).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from emusim import mininet_config as cfg
+from emusim.paths import BUILD_DIR
+
+BACKEND = "mininet"
+LINE_PREFIX = "EMUSIM-"
+PLACES = ("auto", "host", "vm")
+DEFAULT_TCP_CAP_S = 3600.0
+"""Wall-clock cap of a TCP run whose scenario sets no `cap_s`."""
+SELFCHECK_WRITES = 5000
+SELFCHECK_PING_SIZES = (56, 256, 1408, 1472)
+SELFCHECK_PING_COUNT = 5
+SELFCHECK_PING_INTERVAL_S = 0.05
+PLAN_DIR = BUILD_DIR / "emu" / "plans"
+
+
+class BatchError(RuntimeError):
+    """The batch cannot run as asked; the message says why."""
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# --- plan: what a batch runs, computed on the host --------------------------------------------
+
+
+def one_way_delay_us(settings: dict, delay_json: Path | None) -> float:
+    delay = settings["topology"]["delay"]
+    if delay != "measured":
+        return float(delay)
+    if delay_json is None:
+        raise BatchError("the scenario's delay is 'measured': give --delay-json (the fitted file)")
+    try:
+        return float(json.loads(Path(delay_json).read_text())["one_way_delay_us"])
+    except (OSError, KeyError, ValueError) as err:
+        raise BatchError(f"cannot read one_way_delay_us from {delay_json}: {err}") from None
+
+
+def run_path(results_dir: Path, scenario: str, profile: str, point: str, rep: int) -> Path:
+    return results_dir / BACKEND / scenario / profile / point / f"run{rep}.json"
+
+
+def make_plan(
+    scenario,
+    profile: str,
+    delay_us: float,
+    dropper_impl: str,
+    results_dir: Path,
+    selfcheck: bool = True,
+) -> dict:
+    """Everything the executor needs (it does not load the scenario again)."""
+    cfg.check_profile(profile)
+    if dropper_impl not in cfg.DROPPER_IMPLS:
+        raise BatchError(
+            f"--dropper-impl {dropper_impl!r}; accepted: {', '.join(cfg.DROPPER_IMPLS)}"
+        )
+    topo = cfg.Topology.from_settings(scenario.settings["topology"])
+    runs, skipped = [], []
+    for point in scenario.points:
+        for rep in range(1, scenario.repetitions + 1):
+            path = run_path(results_dir, scenario.name, profile, point.id, rep)
+            entry = {
+                "point": point.id,
+                "params": point.values,
+                "repetition": rep,
+                "workload": point.workload,
+                "dropper": point.dropper,
+                "path": str(path),
+            }
+            (skipped if path.exists() else runs).append(entry)
+    return {
+        "scenario": scenario.name,
+        "scenario_path": str(scenario.path),
+        "scale": scenario.scale,
+        "profile": profile,
+        "delay_us": delay_us,
+        "topology": topo.__dict__,
+        "cap_s": float(scenario.settings.get("cap_s", DEFAULT_TCP_CAP_S)),
+        "dropper_impl": dropper_impl,
+        "selfcheck": selfcheck,
+        "batch_id": cfg.new_batch_id(),
+        "runs": runs,
+        "skipped": skipped,
+    }
+
+
+def scenario_dropper_impl(scenario, cli_value: str | None) -> str:
+    """--dropper-impl, else the scenario's impairment.dropper.impl, else auto."""
+    if cli_value:
+        return cli_value
+    return scenario.settings["impairment"]["dropper"].get("impl", "auto")
+
+
+def needs_dropper(plan: dict) -> bool:
+    return any(cfg.dropper_active(r["dropper"]) for r in plan["runs"])
+
+
+def congestion_control(profile: str) -> str | None:
+    return cfg.tcp_setup(profile).sysctls.get("net.ipv4.tcp_congestion_control")
+
+
+def decide_place(plan: dict, place: str, caps=None) -> tuple[str, str]:
+    """("host" or "vm", why). A forced host that lacks something is an error naming it."""
+    from emusim import mininet_net as net
+
+    if place == "vm":
+        return "vm", "asked for (--place vm)"
+    if caps is None:
+        caps = net.capabilities(congestion_control(plan["profile"]))
+    impl = plan["dropper_impl"] if needs_dropper(plan) else "auto"
+    missing = caps.missing(plan["delay_us"], congestion_control(plan["profile"]), impl)
+    if not missing:
+        return "host", f"kernel {caps.kernel_release} has what the batch needs"
+    what = "; ".join(missing)
+    if place == "host":
+        raise BatchError(
+            f"--place host: this machine's kernel {caps.kernel_release} lacks {what}. "
+            "Use --place vm (or auto) to run in a VM booting Debian's kernel"
+        )
+    return "vm", f"kernel {caps.kernel_release} lacks {what}"
+
+
+# --- executor: runs a plan where it is (host or guest) ----------------------------------------
+
+
+@contextlib.contextmanager
+def signals_raise() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the batch like Ctrl-C does: by an exception, so every finally
+    block (the network's teardown) runs. Restores the handlers afterwards."""
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+@contextlib.contextmanager
+def signals_ignored() -> Iterator[None]:
+    """No signal interrupts the teardown."""
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    old = {s: signal.signal(s, signal.SIG_IGN) for s in sigs}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def resolve_impl(impl: str, caps, place_hint: str) -> str:
+    if impl == "module":
+        if not (caps.module_loaded or caps.module_loadable):
+            raise BatchError(f"--dropper-impl module ({place_hint}): {caps.module_error}")
+        return "module"
+    if impl == "netfilter":
+        if not caps.netfilter:
+            raise BatchError(f"--dropper-impl netfilter ({place_hint}): {caps.netfilter_error}")
+        return "netfilter"
+    if caps.module_loaded or caps.module_loadable:
+        return "module"
+    if caps.netfilter:
+        return "netfilter"
+    raise BatchError(
+        f"no dropper implementation ({place_hint}): module: {caps.module_error}; "
+        f"netfilter: {caps.netfilter_error}"
+    )
+
+
+def _tcp_metrics(res: dict, dropped: int) -> dict:
+    return {
+        "elapsed_s": res["elapsed_s"],
+        "writes": res["writes"],
+        "write_size_B": res["write_size_B"],
+        "payload_bytes": res["payload_bytes"],
+        "packets_sent": res["packets_sent"],
+        "retransmissions": res["retransmissions"],
+        "rto_timeouts": res["rto_timeouts"],
+        "fast_recoveries": res["fast_recoveries"],
+        "packets_dropped": dropped,
+    }
+
+
+def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
+    """One run: configure the dropper, run the workload, read the drop count."""
+    topo = plan["topology"]
+    target = entry["dropper"].get("target", topo["receiver"])
+    dropper.configure(entry["dropper"], target)
+    w = entry["workload"]
+    facts: dict[str, Any] = {}
+    status = "ok"
+    if w["kind"] == "tcp-blast":
+        res = network.tcp_blast(
+            int(w["writes"]), int(w["write_size_B"]), plan["cap_s"],
+            setup.socket.get("TCP_WINDOW_CLAMP"),
+        )  # fmt: skip
+        dropped = dropper.dropped()
+        metrics = _tcp_metrics(res, dropped)
+        status = "ok" if res["completed"] else "timeout"
+        if res["completed"] and res["server"]["bytes_received"] != res["payload_bytes"]:
+            raise BatchError(
+                f"the server received {res['server']['bytes_received']} bytes of "
+                f"{res['payload_bytes']}"
+            )
+        facts = {
+            k: res[k]
+            for k in (
+                "segments_sent", "snd_mss", "peer_window_B", "srtt_us", "snd_cwnd",
+                "snd_ssthresh", "loss_probes", "retrans_segs_netns", "writes_done",
+            )
+        }  # fmt: skip
+        facts["server"] = res["server"]
+    elif w["kind"] == "udp-blast":
+        res = network.udp_blast(int(w["datagrams"]), int(w["datagram_size_B"]), plan["cap_s"])
+        sent, got = res["sender"], res["receiver"]
+        metrics = {
+            "elapsed_s": sent["elapsed_s"],
+            "datagrams_sent": sent["datagrams_sent"],
+            "datagrams_received": got["datagrams_received"],
+            "datagrams_lost": sent["datagrams_sent"] - got["datagrams_received"],
+            "datagram_size_B": sent["datagram_size_B"],
+            "packets_dropped": dropper.dropped(),
+        }
+        facts = {"send_errors": sent["send_errors"], "receiver_end": got["end"]}
+    elif w["kind"] == "ping":
+        rtts = network.ping(int(w["request_size_B"]), int(w["count"]), float(w["interval_s"]))
+        metrics = {
+            "rtt_us": [round(x, 3) for x in rtts],
+            "request_size_B": int(w["request_size_B"]),
+            "packets_dropped": dropper.dropped(),
+        }
+        if len(rtts) < int(w["count"]):
+            facts["echoes_lost"] = int(w["count"]) - len(rtts)
+    else:
+        raise BatchError(f"the Mininet backend has no workload {w['kind']!r}")
+    return {"status": status, "metrics": metrics, "mininet": facts}
+
+
+def selfcheck(network, dropper, plan: dict, setup) -> dict:
+    """A loss-free TCP blast and a small ping sweep (raw; `evaluate_selfcheck` fits them)."""
+    off = {"mode": "off"}
+    dropper.configure(off, plan["topology"]["receiver"])
+    t0 = time.monotonic()
+    res = network.tcp_blast(SELFCHECK_WRITES, 1448, 600, setup.socket.get("TCP_WINDOW_CLAMP"))
+    pings = {}
+    for size in SELFCHECK_PING_SIZES:
+        pings[str(size)] = network.ping(size, SELFCHECK_PING_COUNT, SELFCHECK_PING_INTERVAL_S)
+    return {
+        "tcp": {
+            "writes": SELFCHECK_WRITES,
+            "elapsed_s": res["elapsed_s"],
+            "retransmissions": res["retransmissions"],
+            "completed": res["completed"],
+        },
+        "ping_rtt_us": pings,
+        "wall_s": round(time.monotonic() - t0, 3),
+    }
+
+
+def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
+    """Build the network, run the self-check and every run of the plan, tear it down.
+
+    `emit(kind, object)` receives START, CAPS, SELFCHECK, RUN and DONE records."""
+    from emusim import mininet_net as net
+
+    net.need_root()
+    t_start = time.monotonic()
+    emit("START", {"pid": os.getpid(), "kernel_release": os.uname().release})
+    removed = net.cleanup(only_dead=True)
+    if removed:
+        log(f"mininet: removed leftovers of killed batches: {', '.join(removed)}")
+    setup = cfg.tcp_setup(plan["profile"])
+    caps = net.capabilities(setup.sysctls.get("net.ipv4.tcp_congestion_control"))
+    impl_asked = plan["dropper_impl"] if needs_dropper(plan) else "auto"
+    missing = caps.missing(plan["delay_us"], congestion_control(plan["profile"]), impl_asked)
+    if missing:
+        raise BatchError(f"kernel {caps.kernel_release} ({place}) lacks " + "; ".join(missing))
+    impl = resolve_impl(plan["dropper_impl"], caps, place)
+    topo = cfg.Topology(**plan["topology"])
+    spec = net.NetSpec(topo, plan["batch_id"], plan["delay_us"], caps.netem, setup)
+    network = net.Network(spec)
+    with signals_raise():
+        try:
+            network.start()
+            dropper = net.make_dropper(impl, network)
+            dropper_facts = dropper.prepare()
+            emit(
+                "CAPS",
+                {
+                    "kernel_release": caps.kernel_release,
+                    "netem": caps.netem,
+                    "shaper": "netem" if caps.netem else "htb",
+                    "dropper_impl": impl,
+                    "dropper": dropper_facts,
+                    "qdiscs": network.qdiscs(),
+                    "sender_sysctls": network.sysctl_values("sender"),
+                    "netem_delay_us": cfg.netem_delay_us(plan["delay_us"], topo.rate_bps)
+                    if caps.netem
+                    else 0.0,
+                    "setup_s": round(time.monotonic() - t_start, 3),
+                    "tools": _tool_versions(),
+                },
+            )
+            if plan["selfcheck"]:
+                emit("SELFCHECK", selfcheck(network, dropper, plan, setup))
+            for entry in plan["runs"]:
+                t0 = time.monotonic()
+                out = run_one(network, dropper, entry, plan, setup)
+                out["wall_s"] = round(time.monotonic() - t0, 3)
+                out["key"] = [entry["point"], entry["repetition"]]
+                emit("RUN", out)
+            emit("DONE", {"wall_s": round(time.monotonic() - t_start, 3)})
+        finally:
+            with signals_ignored():
+                network.stop()
+
+
+def _tool_versions() -> dict[str, str]:
+    out = {}
+    for name, argv in (
+        ("tc", ["tc", "-V"]),
+        ("iptables", ["iptables", "-V"]),
+        ("ping", ["ping", "-V"]),
+    ):
+        with contextlib.suppress(OSError):
+            p = subprocess.run(argv, capture_output=True, text=True)
+            out[name] = (
+                (p.stdout or p.stderr).strip().splitlines()[0] if p.stdout or p.stderr else ""
+            )
+    with contextlib.suppress(Exception):
+        import mininet.net
+
+        out["mininet"] = getattr(mininet.net, "VERSION", "")
+    return out
+
+
+# --- batch: on the host, writes the files -----------------------------------------------------
+
+
+class BatchWriter:
+    """Receives the executor's records and writes run JSONs (atomically) and batch.json."""
+
+    def __init__(self, plan: dict, results_dir: Path, place: str, kvm: bool, reason: str):
+        self.plan = plan
+        self.results_dir = results_dir
+        self.place, self.kvm, self.reason = place, kvm, reason
+        self.caps: dict = {}
+        self.selfcheck: dict | None = None
+        self.done = 0
+        self.t0 = time.monotonic()
+        self.t_start: float | None = None
+        self.run_walls: list[float] = []
+        self.written: list[str] = []
+        self.by_key = {(r["point"], r["repetition"]): r for r in plan["runs"]}
+        self.finished = False
+        from emusim.runjson import git_revision
+
+        self.git = git_revision()
+
+    def record(self, kind: str, obj: dict) -> None:
+        if kind == "START":
+            self.t_start = time.monotonic()
+            self.kernel_release = obj["kernel_release"]
+        elif kind == "CAPS":
+            self.caps = obj
+            log(
+                f"mininet: {self.place} kernel {obj['kernel_release']}, shaper "
+                f"{obj['shaper']}, dropper {obj['dropper_impl']}, set up in {obj['setup_s']} s"
+            )
+        elif kind == "SELFCHECK":
+            self.selfcheck = evaluate_selfcheck(obj, self.plan)
+            tp, d = self.selfcheck["throughput"], self.selfcheck["delay"]
+            log(
+                f"mininet: self-check: TCP {tp['fraction_of_line_rate']:.4f} of line rate "
+                f"({'ok' if tp['ok'] else 'OFF'}), delay fitted "
+                f"{d['fitted_two_point_us']:.2f} µs vs {d['configured_us']:.2f} µs "
+                f"({'ok' if d['ok'] else 'OFF'})"
+            )
+        elif kind == "RUN":
+            self._write_run(obj)
+        elif kind == "DONE":
+            self.finished = True
+
+    def _write_run(self, obj: dict) -> None:
+        from emusim.runjson import assemble, write_atomically
+
+        entry = self.by_key[tuple(obj["key"])]
+        plan = self.plan
+        point_impl = self.caps.get("dropper_impl") if cfg.dropper_active(entry["dropper"]) else None
+        meta = {
+            "scenario": plan["scenario"],
+            "backend": BACKEND,
+            "profile": plan["profile"],
+            "point": entry["point"],
+            "params": entry["params"],
+            "repetition": entry["repetition"],
+            "seed": None,
+            "provenance": {
+                "scale": plan["scale"],
+                "one_way_delay_us": plan["delay_us"],
+                "netem_delay_us": self.caps.get("netem_delay_us"),
+                "shaper": self.caps.get("shaper"),
+                "dropper_impl": point_impl or "none",
+                "dropper_impl_batch": self.caps.get("dropper_impl"),
+                "kernel_release": self.caps.get("kernel_release"),
+                "place": self.place,
+                "kvm": self.kvm,
+                "host": socket.gethostname(),
+                "python": platform.python_version(),
+                "tools": self.caps.get("tools"),
+                "tcp_sysctls": self.caps.get("sender_sysctls"),
+                "git_revision": self.git,
+                "wall_s": obj["wall_s"],
+                "batch_id": plan["batch_id"],
+                "rng": "kernel RNG (not seedable): seed is null",
+            },
+        }
+        run = assemble(meta, obj, BACKEND)
+        path = Path(entry["path"])
+        write_atomically(path, json.dumps(run, indent=1, sort_keys=True) + "\n")
+        self.written.append(str(path))
+        self.run_walls.append(obj["wall_s"])
+        self.done += 1
+        m = obj["metrics"]
+        what = (
+            f"elapsed {m['elapsed_s']:.3f} s"
+            if "elapsed_s" in m
+            else f"{len(m.get('rtt_us', []))} echoes"
+        )
+        log(
+            f"mininet: run {self.done}/{len(plan['runs'])} {entry['point']} "
+            f"rep {entry['repetition']}: {obj['status']}, {what}, "
+            f"dropped {m.get('packets_dropped', 0)} ({obj['wall_s']:.1f} s wall, "
+            f"{time.monotonic() - self.t0:.0f} s in batch)"
+        )
+
+    def batch_json(self, vm_elapsed_s: float | None) -> dict:
+        plan = self.plan
+        all_runs = sorted({r["path"] for r in plan["runs"]} | {r["path"] for r in plan["skipped"]})
+        boot = (self.t_start - self.t0) if (self.t_start and self.place == "vm") else None
+        return {
+            "scenario": plan["scenario"],
+            "profile": plan["profile"],
+            "scale": plan["scale"],
+            "backend": BACKEND,
+            "place": self.place,
+            "place_reason": self.reason,
+            "kvm": self.kvm,
+            "kernel_release": self.caps.get("kernel_release"),
+            "dropper_impl": self.caps.get("dropper_impl"),
+            "dropper": self.caps.get("dropper"),
+            "shaper": self.caps.get("shaper"),
+            "qdiscs": self.caps.get("qdiscs"),
+            "one_way_delay_us": plan["delay_us"],
+            "netem_delay_us": self.caps.get("netem_delay_us"),
+            "tcp_sysctls": self.caps.get("sender_sysctls"),
+            "tools": self.caps.get("tools"),
+            "selfcheck": self.selfcheck,
+            "timings": {
+                "total_s": round(time.monotonic() - self.t0, 3),
+                "vm_boot_s": round(boot, 3) if boot is not None else None,
+                "vm_elapsed_s": round(vm_elapsed_s, 3) if vm_elapsed_s else None,
+                "setup_s": self.caps.get("setup_s"),
+                "runs": len(self.run_walls),
+                "run_wall_mean_s": round(sum(self.run_walls) / len(self.run_walls), 3)
+                if self.run_walls
+                else None,
+                "run_wall_total_s": round(sum(self.run_walls), 3),
+            },
+            "batch_id": plan["batch_id"],
+            "git_revision": self.git,
+            "runs_written": len(self.written),
+            "runs_skipped": len(plan["skipped"]),
+            "run_files": all_runs,
+        }
+
+
+def evaluate_selfcheck(raw: dict, plan: dict) -> dict:
+    """The self-check's numbers against their limits (tolerances in emusim.mininet_config)."""
+    import pandas as pd
+
+    from emusim import delay as delay_fit
+
+    rate = plan["topology"]["rate_bps"]
+    tcp = raw["tcp"]
+    frac = cfg.line_rate_fraction(tcp["writes"], tcp["elapsed_s"], rate)
+    lo, hi = cfg.THROUGHPUT_TOLERANCE
+    rows = [
+        {"request_size_B": int(size), "rtt_us": rtt}
+        for size, rtts in raw["ping_rtt_us"].items()
+        for rtt in rtts
+    ]
+    configured = plan["delay_us"]
+    try:
+        fit = delay_fit.fit_report(pd.DataFrame(rows))
+        two, ls = fit["two_point"], fit["least_squares"]
+        delay = {
+            "configured_us": configured,
+            "fitted_two_point_us": two["one_way_delay_us"],
+            "fitted_least_squares_us": ls["one_way_delay_us"],
+            "slope_us_per_B": ls["slope"],
+            "model_slope_us_per_B": 4 * 8e6 / rate,
+            "intercept_us": ls["intercept"],
+            "tolerance_us": max(cfg.DELAY_TOLERANCE_US, cfg.DELAY_TOLERANCE_REL * configured),
+            "ok": cfg.delay_ok(two["one_way_delay_us"], configured),
+        }
+    except ValueError as err:
+        delay = {"configured_us": configured, "fitted_two_point_us": float("nan"),
+                 "error": str(err), "ok": False}  # fmt: skip
+    return {
+        "throughput": {
+            **tcp,
+            "fraction_of_line_rate": frac,
+            "throughput_report_Bps": 1526 * tcp["writes"] / tcp["elapsed_s"],
+            "limit_report_Bps": rate / 8 * 1526 / 1538,
+            "tolerance": list(cfg.THROUGHPUT_TOLERANCE),
+            "ok": bool(lo <= frac <= hi and tcp["completed"]),
+        },
+        "delay": delay,
+        "ping_rtt_us": raw["ping_rtt_us"],
+        "wall_s": raw["wall_s"],
+    }
+
+
+def _guest_command(plan_path: Path) -> list[str]:
+    return [sys.executable, "-m", "emusim.mininet", "execute", "--plan", str(plan_path)]
+
+
+def run_batch(
+    scenario,
+    profile: str,
+    results_dir: Path,
+    delay_json: Path | None = None,
+    place: str = "auto",
+    dropper_impl: str | None = None,
+    selfcheck: bool = True,
+    vm_timeout_s: float | None = None,
+) -> dict:
+    """Run (or resume) a batch; returns batch.json's content."""
+    from emusim import mininet_net as net
+
+    if place not in PLACES:
+        raise BatchError(f"--place {place!r}; accepted: {', '.join(PLACES)}")
+    net.need_root()
+    results_dir = Path(results_dir)
+    delay_us = one_way_delay_us(scenario.settings, delay_json)
+    impl = scenario_dropper_impl(scenario, dropper_impl)
+    plan = make_plan(scenario, profile, delay_us, impl, results_dir, selfcheck)
+    batch_path = results_dir / BACKEND / scenario.name / profile / "batch.json"
+    if not plan["runs"] and batch_path.exists():
+        log(f"mininet: {scenario.name}/{profile}: every run is there, nothing to do")
+        return json.loads(batch_path.read_text())
+    where, reason = decide_place(plan, place)
+    log(
+        f"mininet: {scenario.name}/{profile} at scale {scenario.scale}: "
+        f"{len(plan['runs'])} runs to do, {len(plan['skipped'])} already there; "
+        f"place {where} ({reason})"
+    )
+    vm_elapsed = None
+    if where == "host":
+        writer = BatchWriter(plan, results_dir, "host", False, reason)
+        execute(plan, writer.record, "host")
+    else:
+        writer = BatchWriter(plan, results_dir, "vm", False, reason)
+        vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s)
+    if not writer.finished:
+        raise BatchError("the batch ended before its last run (see the messages above)")
+    from emusim.runjson import write_atomically
+
+    out = writer.batch_json(vm_elapsed)
+    write_atomically(batch_path, json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
+    log(f"mininet: wrote {batch_path} ({out['timings']['total_s']:.1f} s)")
+    return out
+
+
+def _run_in_vm(plan: dict, writer: BatchWriter, timeout_s: float | None) -> float:
+    from emusim import vm
+
+    PLAN_DIR.mkdir(parents=True, exist_ok=True)
+    plan_path = PLAN_DIR / f"{plan['batch_id']}.json"
+    plan_path.write_text(json.dumps(plan))
+    errors: list[str] = []
+    tail: list[str] = []
+
+    def on_line(line: str) -> None:
+        if line.startswith(LINE_PREFIX):
+            kind, _, payload = line[len(LINE_PREFIX) :].partition(" ")
+            try:
+                obj = json.loads(payload)
+            except json.JSONDecodeError:
+                log(f"vm| {line}")
+                return
+            try:
+                writer.record(kind, obj)
+            except Exception as err:  # keep reading: the VM must still be stopped cleanly
+                errors.append(f"{kind}: {err!r}")
+        else:
+            tail.append(line)
+            del tail[:-40]
+            log(f"vm| {line}")
+
+    n = max(len(plan["runs"]), 1)
+    timeout = timeout_s or (600 + n * (plan["cap_s"] if plan["cap_s"] < 3600 else 600))
+    try:
+        with signals_raise():
+            result = vm.run_in_vm(_guest_command(plan_path), timeout_s=timeout, on_line=on_line)
+    except vm.VMError as err:
+        raise BatchError(f"the VM failed: {err}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            plan_path.unlink()
+    writer.kvm = result.kvm
+    if errors:
+        raise BatchError("writing results failed: " + "; ".join(errors))
+    if result.returncode != 0 or not writer.finished:
+        raise BatchError(
+            f"the batch in the VM (kernel {result.kernel_release}) exited with "
+            f"{result.returncode}; its last lines:\n" + "\n".join(tail[-15:])
+        )
+    return result.elapsed_s
+
+
+# --- command line ------------------------------------------------------------------------------
+
+
+def _print_record(kind: str, obj: dict) -> None:
+    print(f"{LINE_PREFIX}{kind} {json.dumps(obj, default=str)}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m emusim.mininet", description=__doc__.split("\n")[0]
+    )
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("batch", help="run every point and repetition of a scenario")
+    b.add_argument("--scenario", required=True, type=Path)
+    b.add_argument("--scale", default="paper")
+    b.add_argument("--profile", required=True)
+    b.add_argument("--delay-json", type=Path)
+    b.add_argument("--results-dir", required=True, type=Path)
+    b.add_argument("--place", default="auto", choices=PLACES)
+    b.add_argument("--dropper-impl", choices=cfg.DROPPER_IMPLS)
+    b.add_argument("--no-selfcheck", action="store_true")
+    b.add_argument("--vm-timeout", type=float, help="seconds for the whole VM (default: scaled)")
+    e = sub.add_parser("execute", help="(internal) run a plan here; prints EMUSIM- records")
+    e.add_argument("--plan", required=True, type=Path)
+    e.add_argument("--place", default="vm")
+    c = sub.add_parser("cleanup", help="remove what killed batches left behind")
+    c.add_argument("--all", action="store_true", help="also batches whose process is alive")
+    sub.add_parser("capabilities", help="what this machine's kernel offers the emulation")
+    args = parser.parse_args(argv)
+
+    from emusim import mininet_net as net
+
+    try:
+        if args.cmd == "batch":
+            from emusim import scenario as sc
+
+            scenario = sc.load(args.scenario, args.scale)
+            run_batch(
+                scenario, args.profile, args.results_dir, args.delay_json, args.place,
+                args.dropper_impl, not args.no_selfcheck, args.vm_timeout,
+            )  # fmt: skip
+        elif args.cmd == "execute":
+            plan = json.loads(args.plan.read_text())
+            execute(plan, _print_record, args.place)
+        elif args.cmd == "cleanup":
+            net.need_root()
+            removed = net.cleanup(only_dead=not args.all)
+            for item in removed:
+                print(f"removed {item}")
+            print(f"cleanup: removed {len(removed)} item(s)")
+        elif args.cmd == "capabilities":
+            print(json.dumps(net.capabilities("reno").__dict__, indent=1))
+    except KeyboardInterrupt as err:
+        log(f"mininet: interrupted ({err or 'Ctrl-C'}); cleaned up")
+        return 130
+    except (BatchError, net.EmuError, cfg.ProfileError, ValueError) as err:
+        log(f"mininet: error: {err}")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

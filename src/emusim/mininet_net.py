@@ -1,0 +1,656 @@
+"""The Mininet backend's network: three Mininet hosts joined by two veth links, run as root.
+
+Uses Mininet's own node and link classes (``mininet.node.Host``: a bash shell in a new network
+namespace; ``mininet.link.Link``: a veth pair made directly inside the two namespaces), not
+the ``Mininet`` class: there is no switch or controller, and ``Mininet.init()`` would raise
+the root namespace's socket buffers and other sysctls (``fixLimits``), which a study must not
+change on its host. Everything else (addresses, routes, static neighbours, tc, sysctls,
+ethtool, netfilter) is set with ``ip``/``tc``/``sysctl``/``ethtool``/``iptables`` run in the
+namespaces, and checked.
+
+Also here: what the running kernel offers (netem, the congestion control, the dropper
+module), the two dropper implementations, the workloads (blast tools, ping), and the cleanup
+of what a killed batch left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from emusim import mininet_config as cfg
+from emusim.paths import BUILD_DIR, REPO_ROOT
+
+TOOLS_DIR = BUILD_DIR / "emu"
+MODULE_PATH = REPO_ROOT / "kernel-dropper" / "dropper.ko"
+PROC_DROPPER = Path("/proc/dropperInfo/dropper")
+PROC_NUM_DROPPED = Path("/proc/dropperInfo/numDropped")
+REGISTRY_DIR = Path("/run/emusim-mininet")
+"""One file per running batch (its id), holding the owner's PID: cleanup spares live batches."""
+PORT = 1026
+"""The report's blast server port."""
+SETUP_HINT = "run `tools/setup mininet` (Debian packages of tools/apt/mininet.txt, blast tools)"
+
+
+class EmuError(RuntimeError):
+    """The emulation cannot run as asked; the message says what is missing."""
+
+
+def need_root() -> None:
+    if os.geteuid() != 0:
+        raise EmuError(
+            "the Mininet backend needs root (network namespaces, tc, netfilter): run it as root"
+        )
+
+
+def import_mininet():
+    """Mininet's Host and Link classes (Debian's package, made visible to .venv by setup)."""
+    try:
+        from mininet.link import Link
+        from mininet.log import setLogLevel
+        from mininet.node import Host
+    except ImportError as err:
+        raise EmuError(
+            f"Mininet is not importable from {sys.executable} ({err}): {SETUP_HINT}; it "
+            "installs Debian's `mininet` and links it into .venv (build/emu/python)"
+        ) from None
+    setLogLevel("warning")
+    return Host, Link
+
+
+def tool(name: str) -> str:
+    path = TOOLS_DIR / name
+    if not os.access(path, os.X_OK):
+        raise EmuError(f"{path} is missing: {SETUP_HINT} (make -C emu/blast)")
+    return str(path)
+
+
+# --- what the kernel offers -------------------------------------------------------------------
+
+
+def _probe(argv: list[str]) -> tuple[bool, str]:
+    """Run argv in a throwaway network namespace (unshare -n): nothing outlives it."""
+    try:
+        proc = subprocess.run(
+            ["unshare", "--net", *argv], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return False, str(err)
+    return proc.returncode == 0, (proc.stderr or proc.stdout).strip()
+
+
+def module_vermagic(path: Path = MODULE_PATH) -> str | None:
+    """The kernel release a built dropper.ko is for, or None if it is not built."""
+    if not path.is_file():
+        return None
+    proc = subprocess.run(
+        ["modinfo", "-F", "vermagic", str(path)], capture_output=True, text=True, check=False
+    )
+    return proc.stdout.split()[0] if proc.returncode == 0 and proc.stdout.split() else None
+
+
+@dataclass
+class Capabilities:
+    """What the running kernel can do for the emulation, and why not where it cannot."""
+
+    kernel_release: str
+    netem: bool
+    netem_error: str
+    congestion_control: dict[str, bool]
+    module_loaded: bool
+    module_loadable: bool
+    module_error: str
+    netfilter: bool
+    netfilter_error: str
+
+    def missing(self, delay_us: float, cc: str | None, impl: str) -> list[str]:
+        """What a batch with this delay, congestion control and dropper needs but lacks."""
+        out = []
+        if delay_us > 0 and not self.netem:
+            out.append(f"netem (sch_netem) for the {delay_us:g} µs delay: {self.netem_error}")
+        if cc and not self.congestion_control.get(cc, False):
+            out.append(f"TCP congestion control {cc!r}")
+        if impl == "module" and not (self.module_loaded or self.module_loadable):
+            out.append(f"the dropper module: {self.module_error}")
+        if impl == "netfilter" and not self.netfilter:
+            out.append(f"netfilter's xt_statistic: {self.netfilter_error}")
+        return out
+
+
+def capabilities(cc: str | None = None) -> Capabilities:
+    release = os.uname().release
+    netem, netem_err = _probe(
+        ["sh", "-c", "ip link set lo up && tc qdisc add dev lo root netem delay 1us"]
+    )
+    ccs = {}
+    for name in {cc, "reno"} - {None}:
+        ok, _ = _probe(["sysctl", "-q", "-w", f"net.ipv4.tcp_congestion_control={name}"])
+        ccs[name] = ok
+    loaded = PROC_DROPPER.exists()
+    vermagic = module_vermagic()
+    if loaded:
+        loadable, mod_err = True, ""
+    elif not Path("/proc/modules").exists():
+        loadable, mod_err = False, f"kernel {release} cannot load modules (no /proc/modules)"
+    elif vermagic is None:
+        loadable, mod_err = False, f"{MODULE_PATH} is not built (make -C kernel-dropper)"
+    elif vermagic != release:
+        loadable, mod_err = (
+            False,
+            f"{MODULE_PATH} is built for {vermagic}, the kernel is {release} "
+            f"(make -C kernel-dropper KRELEASE={release})",
+        )
+    else:
+        loadable, mod_err = True, ""
+    nf, nf_err = _probe(
+        [
+            "iptables", "-w", "-t", "mangle", "-A", "POSTROUTING", "-m", "statistic",
+            "--mode", "nth", "--every", "2", "--packet", "1", "-j", "DROP",
+        ]
+    )  # fmt: skip
+    return Capabilities(release, netem, netem_err, ccs, loaded, loadable, mod_err, nf, nf_err)
+
+
+# --- cleanup of leftovers ---------------------------------------------------------------------
+
+
+def _owner_alive(batch_id: str) -> bool:
+    path = REGISTRY_DIR / batch_id
+    try:
+        pid = int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def register(batch_id: str) -> None:
+    REGISTRY_DIR.mkdir(parents=True, exist_ok=True)
+    (REGISTRY_DIR / batch_id).write_text(f"{os.getpid()}\n")
+
+
+def unregister(batch_id: str) -> None:
+    with contextlib.suppress(OSError):
+        (REGISTRY_DIR / batch_id).unlink()
+
+
+_BATCH_IN_NAME = re.compile(rf"{cfg.PREFIX}([0-9a-f]{{4}})")
+
+
+def _batch_processes() -> dict[int, str]:
+    """PID → batch id of every process a batch started (Mininet shells, tools)."""
+    found = {}
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == me:
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        m = re.search(rf"mininet:{cfg.PREFIX}([0-9a-f]{{4}})", cmdline)
+        if m:
+            found[int(entry.name)] = m.group(1)
+            continue
+        mark = f"{cfg.ENV_MARK}=".encode()
+        for var in environ:
+            if var.startswith(mark):
+                m = _BATCH_IN_NAME.match(var[len(mark) :].decode(errors="replace"))
+                if m:
+                    found[int(entry.name)] = m.group(1)
+                break
+    return found
+
+
+def _root_links() -> list[str]:
+    proc = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True)
+    names = []
+    for line in proc.stdout.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) > 1:
+            names.append(parts[1].strip().split("@")[0])
+    return [n for n in names if n.startswith(cfg.PREFIX)]
+
+
+def _netns_names() -> list[str]:
+    proc = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
+    return [line.split()[0] for line in proc.stdout.splitlines() if line.startswith(cfg.PREFIX)]
+
+
+def cleanup(only_dead: bool = True, batch_id: str | None = None) -> list[str]:
+    """Remove what batches left behind: their processes (which hold their namespaces, and
+    with them the veths, qdiscs and netfilter rules), veths and named namespaces with the
+    project prefix in the root namespace. Spares batches whose owner is alive unless
+    `only_dead` is False; `batch_id` limits it to one batch. Returns what it removed."""
+    removed = []
+
+    def wanted(bid: str) -> bool:
+        if batch_id is not None:
+            return bid == batch_id
+        return not (only_dead and _owner_alive(bid))
+
+    procs = {pid: bid for pid, bid in _batch_processes().items() if wanted(bid)}
+    for pid, bid in procs.items():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+            removed.append(f"process {pid} (batch {bid})")
+    deadline = time.monotonic() + 10
+    while procs and time.monotonic() < deadline:
+        procs = {p: b for p, b in procs.items() if Path(f"/proc/{p}").exists()}
+        if procs:
+            time.sleep(0.05)
+    # a namespace dies with its last process; its veths (and their peers) go with it
+    for name in _root_links():
+        m = _BATCH_IN_NAME.match(name)
+        if m and wanted(m.group(1)):
+            subprocess.run(["ip", "link", "del", name], capture_output=True)
+            removed.append(f"link {name}")
+    for name in _netns_names():
+        m = _BATCH_IN_NAME.match(name)
+        if m and wanted(m.group(1)):
+            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+            removed.append(f"netns {name}")
+    if REGISTRY_DIR.is_dir():
+        for entry in REGISTRY_DIR.iterdir():
+            if wanted(entry.name) and not (batch_id is None and _owner_alive(entry.name)):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+    return removed
+
+
+# --- the network ------------------------------------------------------------------------------
+
+
+@dataclass
+class NetSpec:
+    """What one batch's network is: topology, delay, shaper kind and TCP settings."""
+
+    topo: cfg.Topology
+    batch_id: str
+    delay_us: float
+    netem: bool
+    tcp: cfg.TcpSetup
+
+
+class CommandError(EmuError):
+    pass
+
+
+def _parse_netstat(text: str) -> dict[str, int]:
+    """/proc/net/netstat or /proc/net/snmp: "Prefix: names" / "Prefix: values" line pairs."""
+    out: dict[str, int] = {}
+    lines = text.splitlines()
+    for head, values in zip(lines[::2], lines[1::2], strict=False):
+        prefix, _, names = head.partition(":")
+        _, _, nums = values.partition(":")
+        for name, num in zip(names.split(), nums.split(), strict=False):
+            with contextlib.suppress(ValueError):
+                out[f"{prefix}.{name}"] = int(num)
+    return out
+
+
+@dataclass
+class Network:
+    """Three hosts, two shaped links, TCP settings; `start` builds it, `stop` removes it."""
+
+    spec: NetSpec
+    log: Callable[[str], None] = print
+    hosts: dict = field(default_factory=dict)
+    devs: dict = field(default_factory=dict)
+    procs: list = field(default_factory=list)
+
+    @property
+    def env(self) -> dict[str, str]:
+        return dict(os.environ, **{cfg.ENV_MARK: f"{cfg.PREFIX}{self.spec.batch_id}"})
+
+    # - running commands in a namespace -
+
+    def run(self, role: str, argv: list[str], check: bool = True, timeout: float = 120) -> str:
+        node = self.hosts[role]
+        proc = node.popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=self.env, text=True,
+        )  # fmt: skip
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise CommandError(f"{role}: {' '.join(argv)} took more than {timeout} s") from None
+        if check and proc.returncode != 0:
+            raise CommandError(
+                f"{role}: `{' '.join(argv)}` failed ({proc.returncode}): {err.strip()}"
+            )
+        return out
+
+    def popen(self, role: str, argv: list[str]) -> subprocess.Popen:
+        proc = self.hosts[role].popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=self.env, text=True,
+        )  # fmt: skip
+        self.procs.append(proc)
+        return proc
+
+    # - build and tear down -
+
+    def start(self) -> None:
+        Host, Link = import_mininet()
+        spec, topo = self.spec, self.spec.topo
+        register(spec.batch_id)
+        for role in ("sender", "router", "receiver"):
+            self.hosts[role] = Host(cfg.node_name(spec.batch_id, role), inNamespace=True)
+        s, r, c = (self.hosts[k] for k in ("sender", "router", "receiver"))
+        self.devs = {
+            "sender": cfg.intf_name(s.name, 0),
+            "router_in": cfg.intf_name(r.name, 0),
+            "router_out": cfg.intf_name(r.name, 1),
+            "receiver": cfg.intf_name(c.name, 0),
+        }
+        Link(s, r, intfName1=self.devs["sender"], intfName2=self.devs["router_in"], fast=True)
+        Link(r, c, intfName1=self.devs["router_out"], intfName2=self.devs["receiver"], fast=True)
+        p = topo.prefix_len
+        plan = {
+            "sender": [(self.devs["sender"], topo.sender)],
+            "router": [
+                (self.devs["router_in"], topo.router_in),
+                (self.devs["router_out"], topo.router_out),
+            ],
+            "receiver": [(self.devs["receiver"], topo.receiver)],
+        }
+        for role, intfs in plan.items():
+            sysctls = {s.key: s.value for s in cfg.COMMON_SYSCTLS}
+            if role == "router":
+                sysctls["net.ipv4.ip_forward"] = "1"
+            else:
+                sysctls.update(spec.tcp.sysctls)
+            self.run(role, cfg.sysctl_command(sysctls))
+            self._check_sysctls(role, sysctls)
+            self.run(role, ["ip", "link", "set", "lo", "up"])
+            for dev, addr in intfs:
+                self.run(role, ["ip", "addr", "replace", f"{addr}/{p}", "dev", dev])
+                self.run(role, ["ip", "link", "set", dev, "up"])
+                self.run(role, cfg.offload_command(dev))
+        self.run(
+            "sender",
+            cfg.route_command(topo.router_in, self.devs["sender"], spec.tcp.route),
+        )
+        self.run(
+            "receiver",
+            cfg.route_command(topo.router_out, self.devs["receiver"], spec.tcp.route),
+        )
+        self._static_neighbours()
+        self._shape()
+        self.check_offloads()
+
+    def _check_sysctls(self, role: str, sysctls: dict[str, str]) -> None:
+        for key, want in sysctls.items():
+            got = self.run(role, ["sysctl", "-n", key]).strip()
+            if cfg.normalise_sysctl(got) != cfg.normalise_sysctl(want):
+                raise EmuError(
+                    f"{role}: {key} reads {got!r} after setting {want!r} in its namespace "
+                    "(not a per-namespace sysctl on this kernel?)"
+                )
+
+    def _mac(self, role: str, dev: str) -> str:
+        return json.loads(self.run(role, ["ip", "-j", "link", "show", "dev", dev]))[0]["address"]
+
+    def _static_neighbours(self) -> None:
+        """Permanent neighbour entries: no ARP exchange ever delays or adds a packet."""
+        t, d = self.spec.topo, self.devs
+        pairs = [
+            ("sender", d["sender"], t.router_in, "router", d["router_in"]),
+            ("router", d["router_in"], t.sender, "sender", d["sender"]),
+            ("router", d["router_out"], t.receiver, "receiver", d["receiver"]),
+            ("receiver", d["receiver"], t.router_out, "router", d["router_out"]),
+        ]
+        for role, dev, addr, peer_role, peer_dev in pairs:
+            mac = self._mac(peer_role, peer_dev)
+            self.run(
+                role,
+                ["ip", "neigh", "replace", addr, "lladdr", mac, "dev", dev, "nud", "permanent"],
+            )
+
+    def _shape(self) -> None:
+        spec, t = self.spec, self.spec.topo
+        delay = cfg.netem_delay_us(spec.delay_us, t.rate_bps) if spec.netem else 0.0
+        egress = [
+            ("sender", self.devs["sender"], t.host_queue),
+            ("router", self.devs["router_in"], t.router_queue),
+            ("router", self.devs["router_out"], t.router_queue),
+            ("receiver", self.devs["receiver"], t.host_queue),
+        ]
+        for role, dev, limit in egress:
+            for argv in cfg.shaper_commands(dev, t.rate_bps, limit, delay, spec.netem):
+                self.run(role, argv)
+
+    def qdiscs(self) -> dict[str, str]:
+        out = {}
+        for role, dev in (
+            ("sender", self.devs["sender"]),
+            ("router", self.devs["router_in"]),
+            ("router", self.devs["router_out"]),
+            ("receiver", self.devs["receiver"]),
+        ):
+            out[dev] = " | ".join(
+                line.strip()
+                for line in self.run(role, ["tc", "qdisc", "show", "dev", dev]).splitlines()
+            )
+        return out
+
+    def check_offloads(self) -> None:
+        for role, dev in (
+            ("sender", self.devs["sender"]),
+            ("router", self.devs["router_in"]),
+            ("router", self.devs["router_out"]),
+            ("receiver", self.devs["receiver"]),
+        ):
+            on = cfg.offloads_still_on(self.run(role, ["ethtool", "-k", dev]))
+            if on:
+                raise EmuError(f"{role}: offloads still on at {dev}: {', '.join(on)}")
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+            with contextlib.suppress(Exception):
+                proc.communicate(timeout=5)
+        self.procs.clear()
+        for node in self.hosts.values():
+            with contextlib.suppress(Exception):
+                node.stop(deleteIntfs=True)
+        self.hosts.clear()
+        cleanup(only_dead=False, batch_id=self.spec.batch_id)
+        unregister(self.spec.batch_id)
+
+    # - facts -
+
+    def sysctl_values(self, role: str, keys=cfg.RECORDED_SYSCTLS) -> dict[str, str]:
+        out = {}
+        for key in keys:
+            out[key] = cfg.normalise_sysctl(self.run(role, ["sysctl", "-n", key]).strip())
+        return out
+
+    def counters(self, role: str) -> dict[str, int]:
+        text = self.run(role, ["cat", "/proc/net/netstat", "/proc/net/snmp"])
+        return _parse_netstat(text)
+
+    def flush_tcp_metrics(self) -> None:
+        for role in ("sender", "receiver"):
+            self.run(role, ["ip", "tcp_metrics", "flush", "all"], check=False)
+
+    # - workloads -
+
+    def _wait_ready(self, proc: subprocess.Popen, what: str, timeout: float = 30) -> None:
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], timeout)
+        line = proc.stdout.readline() if ready else ""
+        if not line.startswith("READY"):
+            err = proc.stderr.read() if proc.poll() is not None and proc.stderr else ""
+            raise EmuError(f"{what} did not start: {line.strip()} {err.strip()}")
+
+    @staticmethod
+    def _finish(proc: subprocess.Popen, what: str, timeout: float) -> dict:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            raise EmuError(f"{what} did not end within {timeout:g} s") from None
+        lines = [ln for ln in out.splitlines() if ln.startswith("{")]
+        if not lines:
+            raise EmuError(f"{what} printed no result (exit {proc.returncode}): {err.strip()}")
+        return json.loads(lines[-1])
+
+    def tcp_blast(self, writes: int, size: int, cap_s: float, clamp: str | None) -> dict:
+        """One TCP blast: metrics of the client, the server and the sender's counters."""
+        self.flush_tcp_metrics()
+        server_argv = [tool("tcpblast"), "server", "-p", str(PORT), "-t", str(int(cap_s) + 60)]
+        if clamp:
+            server_argv += ["-w", clamp]
+        server = self.popen("receiver", server_argv)
+        self._wait_ready(server, "the TCP blast server")
+        before = self.counters("sender")
+        client = self.popen(
+            "sender",
+            [
+                tool("tcpblast"), "client", "-a", self.spec.topo.receiver, "-p", str(PORT),
+                "-n", str(writes), "-s", str(size), "-t", str(int(cap_s)),
+            ],
+        )  # fmt: skip
+        result = self._finish(client, "the TCP blast client", cap_s + 60)
+        served = self._finish(server, "the TCP blast server", 60)
+        after = self.counters("sender")
+        delta = {k: after[k] - before.get(k, 0) for k in after}
+        result["server"] = served
+        result["rto_timeouts"] = delta.get("TcpExt.TCPTimeouts", 0)
+        result["fast_recoveries"] = delta.get("TcpExt.TCPRenoRecovery", 0) + delta.get(
+            "TcpExt.TCPSackRecovery", 0
+        )
+        result["loss_probes"] = delta.get("TcpExt.TCPLossProbes", 0)
+        result["retrans_segs_netns"] = delta.get("Tcp.RetransSegs", 0)
+        return result
+
+    def udp_blast(self, datagrams: int, size: int, timeout_s: float) -> dict:
+        receiver = self.popen(
+            "receiver",
+            [
+                tool("udpblast"), "recv", "-p", str(PORT), "-e", str(datagrams),
+                "-i", "2000", "-t", str(int(timeout_s)),
+            ],
+        )  # fmt: skip
+        self._wait_ready(receiver, "the UDP blast receiver")
+        sender = self.popen(
+            "sender",
+            [
+                tool("udpblast"), "send", "-a", self.spec.topo.receiver, "-p", str(PORT),
+                "-n", str(datagrams), "-s", str(size),
+            ],
+        )  # fmt: skip
+        sent = self._finish(sender, "the UDP blast sender", timeout_s)
+        received = self._finish(receiver, "the UDP blast receiver", timeout_s + 10)
+        return {"sender": sent, "receiver": received}
+
+    def ping(self, size: int, count: int, interval_s: float) -> list[float]:
+        """RTTs in µs of `count` echoes of `size`-byte requests from sender to receiver."""
+        proc = self.popen(
+            "sender",
+            [
+                "ping", "-n", "-c", str(count), "-i", f"{interval_s:g}", "-s", str(size),
+                "-W", "2", self.spec.topo.receiver,
+            ],
+        )  # fmt: skip
+        out, err = proc.communicate(timeout=count * (interval_s + 2) + 30)
+        if proc.returncode not in (0, 1):
+            raise EmuError(f"ping failed ({proc.returncode}): {err.strip()}")
+        return [float(m) * 1000 for m in re.findall(r"time=([0-9.]+) ms", out)]
+
+
+# --- droppers ---------------------------------------------------------------------------------
+
+
+class NetfilterDropper:
+    """xt_statistic rules in the router's mangle POSTROUTING chain; the rule's packet counter
+    is the drop count. Each run starts with a fresh rule (the nth counter starts at 0)."""
+
+    name = "netfilter"
+
+    def __init__(self, net: Network):
+        self.net = net
+
+    def prepare(self) -> dict:
+        version = self.net.run("router", ["iptables", "-V"]).strip()
+        return {"iptables": version}
+
+    def configure(self, dropper: dict, target: str) -> None:
+        self.net.run("router", ["iptables", "-w", "-t", cfg.NETFILTER_TABLE, "-F"])
+        rule = cfg.netfilter_rule(dropper, target)
+        if rule:
+            self.net.run("router", ["iptables", "-w", *rule])
+
+    def dropped(self) -> int:
+        out = self.net.run("router", ["iptables-save", "-c", "-t", cfg.NETFILTER_TABLE])
+        return cfg.parse_rule_packets(out)
+
+    def rules(self) -> str:
+        return self.net.run("router", ["iptables-save", "-c", "-t", cfg.NETFILTER_TABLE])
+
+
+class ModuleDropper:
+    """kernel-dropper's dropper.ko, bound to the router's namespace by writing its /proc file
+    from there (the module acts in the namespace of the last writer)."""
+
+    name = "module"
+
+    def __init__(self, net: Network):
+        self.net = net
+
+    def prepare(self) -> dict:
+        if not PROC_DROPPER.exists():
+            proc = subprocess.run(["insmod", str(MODULE_PATH)], capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise EmuError(f"insmod {MODULE_PATH} failed: {proc.stderr.strip()}")
+        return {"module": str(MODULE_PATH), "vermagic": module_vermagic() or "loaded"}
+
+    def _write(self, path: Path, text: str) -> None:
+        self.net.run("router", ["sh", "-c", f'printf "%s\\n" "$0" > {path}', text])
+
+    def configure(self, dropper: dict, target: str) -> None:
+        for text in cfg.module_writes(dropper, target):
+            self._write(PROC_DROPPER, text)
+        self._write(PROC_NUM_DROPPED, "reset")
+        info = self.state()
+        ns = self.net.run("router", ["readlink", "/proc/self/ns/net"]).strip()
+        if info.get("netns") != ns:
+            raise EmuError(f"the dropper module acts in {info.get('netns')}, not the router {ns}")
+
+    def state(self) -> dict[str, str]:
+        return dict(
+            line.split(None, 1) for line in PROC_DROPPER.read_text().splitlines() if " " in line
+        )
+
+    def dropped(self) -> int:
+        return int(PROC_NUM_DROPPED.read_text().split()[0])
+
+    def rules(self) -> str:
+        return PROC_DROPPER.read_text()
+
+
+def make_dropper(impl: str, net: Network):
+    return {"netfilter": NetfilterDropper, "module": ModuleDropper}[impl](net)

@@ -1,0 +1,28 @@
+"""Rule ablation: every ablation step's runs of one scenario against the hardware."""
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log
+
+from emusim import ablation
+from emusim import profiles as tcp_profiles
+from emusim.collect import read_runs, tidy
+
+log = _log.setup(snakemake)  # noqa: F821
+scenario = snakemake.params.scenario  # noqa: F821
+runs = tidy(read_runs(snakemake.input.runs), scenario)  # noqa: F821
+hardware = pd.read_csv(snakemake.input.hardware)  # noqa: F821
+random = scenario.settings["impairment"]["dropper"]["mode"] == "random"
+table = ablation.step_comparison(
+    runs,
+    hardware,
+    tcp_profiles.ablation(),
+    scenario.axes,
+    "drop_rate" if random else None,
+)
+table.to_csv(snakemake.output[0], index=False)  # noqa: F821
+log.info("%s: %d comparisons over %d runs", scenario.name, len(table), len(runs))
