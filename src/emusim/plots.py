@@ -604,7 +604,9 @@ def fig_ablation(
     with _style():
         fig = Figure(figsize=(7.2, 4.4), layout="constrained")
         ax = fig.add_subplot()
-        for color, (scenario, group) in zip(colors, rows.groupby("scenario", sort=False)):
+        for color, (scenario, group) in zip(
+            colors, rows.groupby("scenario", sort=False), strict=False
+        ):
             for column, style, what in (
                 ("median_abs_rel_diff", "-", "median"),
                 ("max_abs_rel_diff", "--", "max"),

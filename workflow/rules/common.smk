@@ -211,7 +211,9 @@ def _figure_inputs(wildcards):
     if wildcards.stem == "fig3_1_rtt_vs_size":
         inputs["delay"] = f"{RESULTS}/delay/one_way_delay.json"
     if wildcards.stem in ANALYTIC_FIGURES:
-        inputs["analytic"] = f"{RESULTS}/analytic/{ANALYTIC_FIGURES[wildcards.stem]}.csv"
+        inputs["analytic"] = (
+            f"{RESULTS}/analytic/{ANALYTIC_FIGURES[wildcards.stem]}.csv"
+        )
     if wildcards.stem == "fig_ablation":
         return {"summary": f"{RESULTS}/ablation/summary.csv"}
     if wildcards.stem == "fig5_2_rel_diff":
