@@ -2,6 +2,7 @@
 does nothing, one deleted run redone alone, an interrupted run resumed, a bad scenario refused
 before any job runs."""
 
+import json
 import os
 import shutil
 import signal
@@ -10,8 +11,10 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from emusim import analytic, tcptrace
 from emusim.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.ns3, pytest.mark.slow]
@@ -82,14 +85,76 @@ def test_end_to_end(workdir):
         "fig4_4_heavy_tail",
         "fig5_1_exp_vs_sim",
         "fig5_2_rel_diff",
+        "fig4_5_pathology",
+        "fig_ablation",
     ):
         for ext in ("pdf", "png"):
             assert (out / "figures" / f"{stem}.{ext}").stat().st_size > 1000
-    for table in ("tcp_profiles", "delay_fit", "summary", "random-drop"):
+    for table in ("tcp_profiles", "delay_fit", "summary", "random-drop", "ablation"):
         for ext in ("csv", "tex", "html"):
             assert (out / "paper" / "tables" / f"{table}.{ext}").exists()
     summary = (out / "results" / "compare" / "summary.csv").read_text()
     assert "random-drop,ns3,linux-2.2" in summary and "random-drop,ns3,ns3-default" in summary
+
+
+def test_ablation_ends_where_the_main_comparison_is(workdir):
+    """Step 0 is ns3-default and the last step linux-2.2, on the same runs (quick scale does
+    not thin the design), so their medians equal the main summary's."""
+    out = workdir / "scales" / "quick" / "results"
+    ablation = pd.read_csv(out / "ablation" / "summary.csv")
+    main = pd.read_csv(out / "compare" / "summary.csv")
+    last = ablation["step"].max()
+    for step, profile in ((0, "ns3-default"), (last, "linux-2.2")):
+        for scenario in ("random-drop", "regular-drop"):
+            a = ablation[
+                (ablation["step"] == step)
+                & (ablation["scenario"] == scenario)
+                & (ablation["metric"] == "throughput_report_Bps")
+            ]
+            m = main[
+                (main["profile"] == profile)
+                & (main["scenario"] == scenario)
+                & (main["metric"] == "throughput_report_Bps")
+            ]
+            assert len(a) == 1 and len(m) == 1
+            assert a["median_abs_rel_diff"].iloc[0] == pytest.approx(
+                m["median_abs_rel_diff"].iloc[0]
+            )
+    assert sorted(ablation["step"].unique()) == list(range(last + 1))
+
+
+def test_traces_explain_the_pathology(workdir):
+    out = workdir / "scales" / "quick" / "results"
+    traced = sorted((out / "traces").rglob("run1.json"))
+    assert traced
+    for run in traced:
+        main = out / "ns3" / run.relative_to(out / "traces")
+        # Tracing observes only: the traced run is the run.
+        assert json.loads(run.read_text())["metrics"] == json.loads(main.read_text())["metrics"]
+    summary = pd.read_csv(out / "traces" / "summary.csv")
+    row = summary[
+        (summary["scenario"] == "regular-1in6")
+        & (summary["profile"] == "linux-2.2")
+        & summary["point"].str.contains("mode=regular")
+    ].iloc[0]
+    trace = next((out / "traces" / "regular-1in6" / "linux-2.2").glob("*mode=regular/run1.csv.gz"))
+    slots = tcptrace.dropper_slots(tcptrace.read(trace), every_n=6)
+    dropped_retx = int((slots["retransmission"] & slots["dropped"]).sum())
+    # Every retransmission the dropper takes costs a timeout, and the timeouts' waits are
+    # nearly all of the run.
+    assert dropped_retx >= 1 and row["rto_waits"] >= dropped_retx
+    assert row["rto_wait_s"] > 0.9 * row["elapsed_s"]
+
+
+def test_analytic_curves_are_the_formulas(workdir):
+    out = workdir / "scales" / "quick" / "results"
+    curves = pd.read_csv(out / "analytic" / "random-drop.csv")
+    delay = json.loads((out / "delay" / "one_way_delay.json").read_text())["one_way_delay_us"]
+    row = curves[(curves["model"] == "PFTK") & (curves["profile"] == "linux-2.2")].iloc[50]
+    model = analytic.PathModel(rtt_s=analytic.data_rtt_s(delay), t0_s=0.2, w_max=22, b=2)
+    expected = analytic.goodput_pps(analytic.pftk_full_pps(row["p"], model), row["p"], model)
+    assert row["goodput_pps"] == pytest.approx(expected)
+    assert set(curves["model"]) == {"PFTK", "Mathis"}
 
 
 def test_second_run_does_nothing(workdir):

@@ -10,7 +10,7 @@ namespaces. docs/mininet.md explains each choice.
 - Shaper: the link rate counts Ethernet's 38 bytes per frame beyond the IP packet. A qdisc on a
   veth sees the IP packet plus the 14-byte MAC header, so the shaper adds the other
   24 bytes (preamble and SFD 8, FCS 4, inter-frame gap 12): a 1500-byte IP packet costs
-  1538 byte-times. With netem (delay) the shaper is netem's own ``rate … packetoverhead 24``,
+  1538 byte-times. With netem (delay) the shaper is netem's own ``rate RATE 24`` (its packet overhead),
   which releases a packet at the end of its transmission time as a real link delivers its last
   bit; without netem it is HTB (``overhead 24``) with a pfifo of the queue length.
 - Delay: the report's model has one echo hop take (L + 26) / rate + d / 2 for an IP packet
@@ -154,7 +154,7 @@ def shaper_commands(
             [
                 "tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", "netem",
                 "delay", f"{delay_us:.3f}us",
-                "rate", f"{rate_bps}bit", "packetoverhead", str(QDISC_OVERHEAD_B),
+                "rate", f"{rate_bps}bit", str(QDISC_OVERHEAD_B),  # netem: rate RATE PACKETOVERHEAD
                 "limit", str(limit_packets),
             ]
         ]  # fmt: skip

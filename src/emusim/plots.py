@@ -598,7 +598,7 @@ def fig_ablation(
     steps = rows.drop_duplicates("step")[["step", "parameter"]]
     labels = [
         "ns-3 defaults" if int(k) == 0 else f"+ {p}"
-        for k, p in zip(steps["step"], steps["parameter"].fillna(""), strict=True)
+        for k, p in zip(steps["step"], steps["parameter"], strict=True)
     ]
     colors = sns.color_palette("colorblind", n_colors=max(2, rows["scenario"].nunique()))
     with _style():
@@ -625,4 +625,101 @@ def fig_ablation(
         ax.axhline(0.05, color="0.5", linewidth=0.8, linestyle=":")
         ax.set_title("Calibration ablation: ns-3 defaults → linux-2.2, one parameter at a time")
         ax.legend(loc="best")
+        return _save(fig, stem)
+
+
+def _sequence_panel(ax: Axes, slots: pd.DataFrame, trace: pd.DataFrame, title: str) -> None:
+    """Segment against transmission number for a stretch of a run; drops, retransmissions
+    and retransmission-timeout waits marked."""
+    t = slots["t_s"].to_numpy()
+    x = np.arange(len(slots))
+    new = ~slots["retransmission"].to_numpy()
+    dropped = slots["dropped"].to_numpy()
+    seg = slots["segment"].to_numpy()
+    ax.scatter(x[new & ~dropped], seg[new & ~dropped], s=10, color="0.35", label="sent")
+    ax.scatter(
+        x[~new & ~dropped],
+        seg[~new & ~dropped],
+        s=26,
+        facecolors="none",
+        edgecolors="tab:blue",
+        label="retransmitted",
+    )
+    ax.scatter(
+        x[dropped & new],
+        seg[dropped & new],
+        s=30,
+        marker="x",
+        color="tab:red",
+        label="dropped (slot N)",
+    )
+    ax.scatter(
+        x[dropped & ~new],
+        seg[dropped & ~new],
+        s=70,
+        marker="X",
+        color="darkred",
+        label="retransmission dropped",
+    )
+    gaps = np.flatnonzero(np.diff(t) > 0.15)
+    for i in gaps:
+        ax.axvspan(i + 0.15, i + 0.85, color="tab:orange", alpha=0.35)
+        ax.annotate(
+            f"RTO wait\n{(t[i + 1] - t[i]) * 1e3:.0f} ms",
+            xy=(i + 0.5, seg.min()),
+            fontsize=7,
+            ha="center",
+            va="bottom",
+        )
+    ax.set_xlabel("data packet sent (order in the stretch)")
+    ax.set_ylabel("segment number")
+    ax.set_title(title, fontsize=9)
+
+
+def fig4_5_pathology(
+    traces: Mapping[str, pd.DataFrame],
+    slots: Mapping[str, pd.DataFrame],
+    stem: str | Path,
+    every_n: int = 6,
+    stretch: int = 60,
+) -> list[Path]:
+    """The 1-in-6 pathology, per profile (keys of ``traces`` and ``slots``, from
+    tcptrace.read and tcptrace.dropper_slots of the regular-dropper run): top, a stretch of
+    the run around its first timeout (or its middle, if none); bottom, the retransmissions by
+    their slot in the dropper's count: those in slot N are dropped again and wait for a
+    retransmission timeout."""
+    names = list(traces)
+    with _style():
+        fig = Figure(figsize=(4.2 * len(names), 6.8), layout="constrained")
+        grid = fig.add_gridspec(2, len(names), height_ratios=[1.5, 1])
+        for j, name in enumerate(names):
+            s = slots[name].reset_index(drop=True)
+            rto = np.flatnonzero(np.diff(s["t_s"].to_numpy()) > 0.15)
+            middle = len(s) // 2
+            centre = int(rto[len(rto) // 2]) if len(rto) else middle
+            lo = max(0, centre - stretch // 2)
+            part = s.iloc[lo : lo + stretch]
+            elapsed = float(traces[name]["t_s"].max())
+            ax = fig.add_subplot(grid[0, j])
+            _sequence_panel(ax, part, traces[name], f"ns3, {name}: {elapsed:.1f} s in all")
+            if j == 0:
+                ax.legend(loc="upper left", fontsize=7)
+            retx = s[s["retransmission"]]
+            counts = retx["slot"].value_counts().reindex(range(1, every_n + 1), fill_value=0)
+            bx = fig.add_subplot(grid[1, j])
+            colors = ["tab:blue"] * (every_n - 1) + ["darkred"]
+            bx.bar(counts.index, counts.to_numpy(), color=colors)
+            for k, v in counts.items():
+                bx.annotate(str(int(v)), xy=(k, v), ha="center", va="bottom", fontsize=7)
+            bx.set_xticks(range(1, every_n + 1))
+            bx.set_xlabel(f"slot in the dropper's count (slot {every_n} is dropped)")
+            bx.set_ylabel("retransmissions")
+            waits = int((np.diff(s["t_s"].to_numpy()) > 0.15).sum())
+            bx.set_title(
+                f"{int(counts.iloc[-1])} retransmissions dropped; {waits} RTO waits", fontsize=9
+            )
+        fig.suptitle(
+            "The 1-in-6 pathology in ns-3: a retransmission that lands on the dropped slot "
+            "waits for a timeout"
+        )
         return _save(fig, stem)

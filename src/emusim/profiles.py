@@ -72,7 +72,7 @@ class AblationStep:
     """Step k of the ablation: the base profile plus the target's first k parameters."""
 
     index: int
-    parameter: str  # the parameter this step adds ("" for step 0, the base)
+    parameter: str  # the parameter this step adds ("none (<base>)" for step 0)
     profile: Profile
 
 
@@ -108,7 +108,7 @@ def ablation(path: Path = PROFILES_PATH) -> list[AblationStep]:
             f"missing {sorted(set(own) - set(order))}, unknown or repeated "
             f"{sorted({n for n in order if n not in own or order.count(n) > 1})}"
         )
-    steps = [AblationStep(0, "", base)]
+    steps = [AblationStep(0, f"none ({base.name})", base)]
     for k in range(1, len(order)):
         params = base.parameters + tuple(own[name] for name in order[:k])
         name = f"{ABLATION_PREFIX}{k:02d}"

@@ -82,6 +82,62 @@ def ablation_run_paths(name):
     ]
 
 
+def trace_points(name):
+    """Points of a scenario whose ns-3 runs are traced (config `traces`: axis values)."""
+    want = config.get("traces", {}).get("points", {}).get(name)
+    if not want or name not in SCENARIOS:
+        return []
+
+    def matches(point):
+        return all(
+            str(point.values.get(k)) == str(v)
+            or _as_float(point.values.get(k)) == _as_float(v)
+            for k, v in want.items()
+        )
+
+    return [p for p in SCENARIOS[name].points if matches(p)]
+
+
+def _as_float(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def trace_paths():
+    """The traced runs: repetition 1 of each traced point, every ns-3 profile of the scenario."""
+    if "ns3" not in BACKENDS:
+        return []
+    return [
+        f"{RESULTS}/traces/{name}/{profile}/{point.id}/run1.{ext}"
+        for name in config.get("traces", {}).get("points", {})
+        for point in trace_points(name)
+        for profile in SCENARIOS[name].profiles
+        for ext in ("csv.gz", "json")
+    ]
+
+
+def regular_every_n(name):
+    """N of a scenario's regular dropper (0 if the scenario is not loaded)."""
+    if name not in SCENARIOS:
+        return 0
+    return SCENARIOS[name].settings["impairment"]["dropper"].get("every_n", 0)
+
+
+def pathology_traces():
+    """Traces of regular-1in6's regular-dropper runs, one per profile (Figure 4.5)."""
+    if "ns3" not in BACKENDS:
+        return []
+    name = "regular-1in6"
+    return [
+        f"{RESULTS}/traces/{name}/{profile}/{point.id}/run1.csv.gz"
+        for point in trace_points(name)
+        if point.dropper.get("mode") == "regular"
+        for profile in SCENARIOS[name].profiles
+    ]
+
+
 def backend_tables(wildcards):
     """Input function: the tidy per-run tables of the scenario's backends."""
     return backend_tables_of(wildcards.scenario)
@@ -121,6 +177,7 @@ FIGURE_STEMS = {
     "fig5_1_exp_vs_sim": ["random-drop"],
     "fig5_2_rel_diff": ["random-drop"],
     "fig_ablation": ["random-drop", "regular-drop"],
+    "fig4_5_pathology": ["regular-1in6"],
 }
 
 
@@ -137,6 +194,7 @@ def figure_targets():
         for stem, needs in FIGURE_STEMS.items()
         if all(n in SCENARIOS for n in needs)
         and (stem != "fig_ablation" or ablation_scenarios())
+        and (stem != "fig4_5_pathology" or pathology_traces())
         for ext in ("pdf", "png")
     ]
 
@@ -156,6 +214,8 @@ def all_targets():
     targets += [f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS]
     targets += [f"{RESULTS}/compare/{n}.csv" for n in compared_scenarios()]
     targets += [f"{RESULTS}/compare/summary.csv"]
+    if trace_paths():
+        targets += [f"{RESULTS}/traces/summary.csv"]
     if ablation_scenarios():
         targets += [p for n in ablation_scenarios() for p in ablation_run_paths(n)]
         targets += [f"{RESULTS}/ablation/summary.csv", f"{TABLES}/ablation.csv"]
@@ -214,6 +274,8 @@ def _figure_inputs(wildcards):
         inputs["analytic"] = (
             f"{RESULTS}/analytic/{ANALYTIC_FIGURES[wildcards.stem]}.csv"
         )
+    if wildcards.stem == "fig4_5_pathology":
+        return {"traces": pathology_traces()}
     if wildcards.stem == "fig_ablation":
         return {"summary": f"{RESULTS}/ablation/summary.csv"}
     if wildcards.stem == "fig5_2_rel_diff":

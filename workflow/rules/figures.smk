@@ -13,6 +13,8 @@ rule figure:
         stem="|".join(FIGURE_STEMS),
     conda:
         "../envs/emusim.yaml"
+    params:
+        every_n=lambda wc: regular_every_n("regular-1in6"),
     script:
         "../scripts/figure.py"
 

@@ -52,3 +52,37 @@ rule ns3_collect:
         scenario=lambda wc: SCENARIOS[wc.scenario],
     script:
         "../scripts/collect_runs.py"
+
+
+rule ns3_trace:
+    input:
+        NS3_BINARY,
+        _ns3_delay_input,
+        scenario="scenarios/{scenario}.yaml",
+        profiles="config/tcp_profiles.yaml",
+    output:
+        trace=f"{RESULTS}/traces/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.csv.gz",
+        run=f"{RESULTS}/traces/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.json",
+    log:
+        f"{PREFIX}logs/traces/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.log",
+    conda:
+        "../envs/emusim.yaml"
+    params:
+        run=_ns3_run,
+        tmp=lambda wc, output: output.trace[: -len(".gz")] + ".tmp",
+    shell:
+        "{params.run[cmd]:q} --traceFile={params.tmp:q} --output={output.run:q} 2> {log:q}"
+        " && gzip -c {params.tmp:q} > {output.trace:q} && rm -f {params.tmp:q}"
+
+
+rule trace_summary:
+    input:
+        lambda wc: trace_paths(),
+    output:
+        f"{RESULTS}/traces/summary.csv",
+    log:
+        f"{PREFIX}logs/traces/summary.log",
+    conda:
+        "../envs/emusim.yaml"
+    script:
+        "../scripts/trace_summary.py"

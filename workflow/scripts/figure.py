@@ -9,7 +9,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import plots
+from emusim import plots, tcptrace
 
 log = _log.setup(snakemake)  # noqa: F821
 inp = snakemake.input  # noqa: F821
@@ -42,6 +42,11 @@ elif name == "fig4_4_heavy_tail":
     plots.fig4_4_heavy_tail(runs, stem, dropper_col="mode")
 elif name == "fig5_1_exp_vs_sim":
     plots.fig5_1_exp_vs_sim(stats("random-drop"), stem)
+elif name == "fig4_5_pathology":
+    every_n = snakemake.params.every_n  # noqa: F821
+    traces = {Path(p).parts[-3]: tcptrace.read(p) for p in inp.traces}
+    slots = {k: tcptrace.dropper_slots(t, every_n) for k, t in traces.items()}
+    plots.fig4_5_pathology(traces, slots, stem, every_n=every_n)
 elif name == "fig_ablation":
     plots.fig_ablation(pd.read_csv(inp.summary), stem)
 elif name == "fig5_2_rel_diff":

@@ -1,0 +1,143 @@
+"""Reading the TCP event traces of sim/ns3 (TcpEventTrace) and explaining a run from them.
+
+A trace is CSV ``time_ns,event,segment,value`` (sim/ns3/model/tcp-event-trace.h): `tx` (value
+1 = retransmission), `drop` (value 0 = the dropper, 1 = a full queue), `ack` (value 1 =
+duplicate), `cwnd`, `ssthresh` (bytes), `rto` (s), `state` (0 open … 3 recovery, 4 loss).
+
+What this module derives, each from the trace alone:
+
+- `timeouts`: every entry into the Loss state (a retransmission timeout that starts a series)
+  and its cause: the head segment had been retransmitted before (its retransmission was lost),
+  or not (too few duplicate ACKs came back for a fast retransmit).
+- `dropper_slots`: for the regular dropper, the place of every transmitted data packet in the
+  dropper's count (1 … N; the N-th is dropped), so one sees which retransmissions fell on the
+  dropped slot.
+- `summary`: counts and times: elapsed, RTO waiting time, timeouts by cause, mean window.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+STATE_LOSS = 4
+STATE_RECOVERY = 3
+RTO_GAP_S = 0.15
+"""A pause between two transmissions longer than this is a retransmission timeout's wait
+(the smallest RTO of any profile here is 200 ms; a LAN round trip is under 1 ms)."""
+
+
+def read(path: str | Path) -> pd.DataFrame:
+    """A trace as a frame with `t_s` (seconds) added; gzip is read transparently."""
+    frame = pd.read_csv(path)
+    expected = ["time_ns", "event", "segment", "value"]
+    if list(frame.columns) != expected:
+        raise ValueError(f"{path}: columns {list(frame.columns)}, expected {expected}")
+    return frame.assign(t_s=frame["time_ns"] / 1e9)
+
+
+def timeouts(trace: pd.DataFrame) -> pd.DataFrame:
+    """One row per timeout series: time, head segment, its transmissions so far, cause, and
+    segments outstanding (highest sent − head + 1)."""
+    sent: Counter[int] = Counter()
+    head = 0
+    highest = -1
+    state = 0
+    rows = []
+    for event, segment, value, t in trace[["event", "segment", "value", "t_s"]].itertuples(
+        index=False, name=None
+    ):
+        if event == "tx":
+            sent[segment] += 1
+            highest = max(highest, segment)
+        elif event == "ack" and value == 0:
+            head = max(head, segment)
+        elif event == "state":
+            if value == STATE_LOSS and state != STATE_LOSS:
+                rows.append(
+                    {
+                        "t_s": t,
+                        "segment": head,
+                        "transmissions": sent[head],
+                        "cause": "retransmission lost" if sent[head] >= 2 else "too few dupacks",
+                        "outstanding": highest - head + 1,
+                    }
+                )
+            state = value
+    return pd.DataFrame(rows, columns=["t_s", "segment", "transmissions", "cause", "outstanding"])
+
+
+def dropper_slots(trace: pd.DataFrame, every_n: int) -> pd.DataFrame:
+    """Every data transmission with its slot in the regular dropper's count.
+
+    The dropper counts the packets to the receiver and drops the N-th. Data packets reach the
+    router in the order they were sent, so a transmission's slot is one more than the number
+    of transmissions since the last one dropped; the dropped ones are those a `drop` event of
+    the dropper names (the latest transmission of that segment before the drop). Packets the
+    trace does not hold (the SYN, the handshake's ACK) shift only the first cycle.
+    """
+    tx = trace[trace["event"] == "tx"].reset_index(drop=True)
+    drops = trace[(trace["event"] == "drop") & (trace["value"] == 0)]
+    dropped = np.zeros(len(tx), dtype=bool)
+    times = tx["t_s"].to_numpy()
+    by_segment = {seg: idx.to_numpy() for seg, idx in tx.groupby("segment").groups.items()}
+    for seg, t in drops[["segment", "t_s"]].itertuples(index=False, name=None):
+        candidates = by_segment.get(seg)
+        if candidates is None:
+            continue
+        before = candidates[times[candidates] <= t]
+        if len(before):
+            dropped[before[-1]] = True
+    slots = np.zeros(len(tx), dtype=int)
+    count = 0
+    for i in range(len(tx)):
+        count += 1
+        slots[i] = count
+        if dropped[i]:
+            count = 0
+    out = tx[["t_s", "segment"]].assign(
+        retransmission=tx["value"].astype(int) == 1, slot=slots, dropped=dropped
+    )
+    if every_n > 0 and (out.loc[out["dropped"], "slot"].iloc[1:] != every_n).any():
+        raise ValueError(
+            f"drops at slots {sorted(set(out.loc[out['dropped'], 'slot']))}, not every {every_n}: "
+            "is this a regular-dropper trace?"
+        )
+    return out
+
+
+def mean_cwnd_segments(trace: pd.DataFrame, segment_B: int = 1448) -> float:
+    """The congestion window averaged over time, in segments."""
+    cwnd = trace[trace["event"] == "cwnd"]
+    if cwnd.empty:
+        return float("nan")
+    t = cwnd["t_s"].to_numpy()
+    durations = np.diff(np.append(t, trace["t_s"].max()))
+    if durations.sum() <= 0:
+        return float(cwnd["value"].iloc[-1] / segment_B)
+    return float((cwnd["value"].to_numpy() / segment_B * durations).sum() / durations.sum())
+
+
+def summary(trace: pd.DataFrame) -> dict[str, float]:
+    """The numbers that explain a run's elapsed time."""
+    tx = trace[trace["event"] == "tx"]
+    gaps = np.diff(tx["t_s"].to_numpy())
+    waits = gaps[gaps > RTO_GAP_S]
+    series = timeouts(trace)
+    causes = series["cause"].value_counts()
+    return {
+        "elapsed_s": float(trace["t_s"].max()),
+        "data_packets": len(tx),
+        "retransmissions": int(tx["value"].sum()),
+        "dropper_drops": int(((trace["event"] == "drop") & (trace["value"] == 0)).sum()),
+        "fast_recoveries": int(((trace["event"] == "state") & (trace["value"] == 3)).sum()),
+        "timeout_series": len(series),
+        "timeouts_retransmission_lost": int(causes.get("retransmission lost", 0)),
+        "timeouts_too_few_dupacks": int(causes.get("too few dupacks", 0)),
+        "rto_waits": len(waits),
+        "rto_wait_s": float(waits.sum()),
+        "mean_cwnd_segments": mean_cwnd_segments(trace),
+    }

@@ -1,0 +1,144 @@
+"""The trace analysis on hand-made traces, and the ablation steps of the profile registry."""
+
+import itertools
+import textwrap
+
+import pandas as pd
+import pytest
+
+from emusim import ablation, profiles, tcptrace
+
+# A regular dropper, N = 3. Segments 0..4 are sent; the dropper drops the 3rd packet
+# (segment 2). Fast retransmit is impossible; segment 2 is retransmitted after a timeout and
+# that retransmission is the 3rd packet since the drop (after 3 and 4), so it is dropped as
+# well; the second timeout's retransmission gets through.
+TRACE = textwrap.dedent(
+    """\
+    time_ns,event,segment,value
+    0,tx,0,0
+    1000,tx,1,0
+    2000,tx,2,0
+    2500,drop,2,0
+    3000,tx,3,0
+    4000,tx,4,0
+    5000,ack,1,0
+    6000,ack,2,0
+    7000,ack,2,1
+    8000,ack,2,1
+    200008000,state,-1,4
+    200008000,tx,2,1
+    200008500,drop,2,0
+    600008000,tx,2,1
+    600009000,ack,5,0
+    600009000,state,-1,0
+    """
+)
+
+
+@pytest.fixture
+def trace(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(TRACE)
+    return tcptrace.read(path)
+
+
+def test_timeouts_and_their_causes(trace):
+    series = tcptrace.timeouts(trace)
+    assert len(series) == 1
+    row = series.iloc[0]
+    # At the timeout the head (segment 2) had been sent once: no dupacks enough for it.
+    assert row["segment"] == 2 and row["transmissions"] == 1
+    assert row["cause"] == "too few dupacks"
+    assert row["outstanding"] == 3  # segments 2, 3, 4
+
+
+def test_dropper_slots(trace):
+    slots = tcptrace.dropper_slots(trace, every_n=3)
+    assert slots["slot"].tolist() == [1, 2, 3, 1, 2, 3, 1]
+    assert slots["dropped"].tolist() == [False, False, True, False, False, True, False]
+    assert slots["retransmission"].tolist() == [False] * 5 + [True, True]
+
+
+def test_dropper_slots_refuse_an_irregular_trace(trace):
+    with pytest.raises(ValueError, match="not every 4"):
+        tcptrace.dropper_slots(trace, every_n=4)
+
+
+def test_summary(trace):
+    s = tcptrace.summary(trace)
+    assert s["data_packets"] == 7 and s["retransmissions"] == 2 and s["dropper_drops"] == 2
+    assert s["timeout_series"] == 1 and s["timeouts_too_few_dupacks"] == 1
+    # Two pauses longer than 150 ms between transmissions: 4 us -> 200 ms, 200 ms -> 600 ms.
+    assert s["rto_waits"] == 2
+    assert s["rto_wait_s"] == pytest.approx((200008000 - 4000 + 400000000) / 1e9)
+    assert s["elapsed_s"] == pytest.approx(0.600009)
+
+
+def test_bad_columns_are_named(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("t,e\n1,tx\n")
+    with pytest.raises(ValueError, match=r"bad\.csv"):
+        tcptrace.read(path)
+
+
+def test_ablation_steps_add_one_parameter_each():
+    steps = profiles.ablation()
+    target = profiles.get("linux-2.2")
+    own = [p for p in target.parameters if p.profile == "linux-2.2"]
+    assert len(steps) == len(own) + 1
+    assert steps[0].profile.name == "ns3-default" and steps[-1].profile.name == "linux-2.2"
+    assert steps[-1].profile.ns3_attributes() == target.ns3_attributes()
+    seen = set()
+    for before, after in itertools.pairwise(steps):
+        added = set(after.profile.ns3_attributes().items()) - set(
+            before.profile.ns3_attributes().items()
+        )
+        param = next(p for p in own if p.name == after.parameter)
+        assert added <= set(param.ns3.items())
+        seen.add(after.parameter)
+    assert seen == {p.name for p in own}
+    assert profiles.get("ablation-03").name == "ablation-03"
+
+
+def test_ablation_order_must_name_every_parameter(tmp_path):
+    text = (profiles.PROFILES_PATH).read_text().replace("    - window scaling\n", "")
+    path = tmp_path / "profiles.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=r"ablation.order.*missing \['window scaling'\]"):
+        profiles.ablation(path)
+
+
+def test_step_comparison_against_hand_values():
+    steps = profiles.ablation()[:2]
+
+    def runs(backend, profile, elapsed):
+        return pd.DataFrame(
+            {
+                "scenario": "s",
+                "backend": backend,
+                "profile": profile,
+                "point": ["x=1", "x=2"],
+                "x": [1, 2],
+                "repetition": 1,
+                "status": "ok",
+                "elapsed_s": elapsed,
+                "writes": 100,
+            }
+        )
+
+    hardware = runs("hardware", "native", [10.0, 20.0])
+    sim = pd.concat(
+        [
+            runs("ns3", steps[0].profile.name, [20.0, 20.0]),
+            runs("ns3", steps[1].profile.name, [10.0, 25.0]),
+        ]
+    )
+    table = ablation.step_comparison(sim, hardware, steps, ["x"], None)
+    elapsed = table[table["metric"] == "elapsed_s"]
+    # (exp - sim) / exp: step 0: -1.0 and 0.0; step 1: 0.0 and -0.25
+    assert elapsed["rel_diff"].tolist() == pytest.approx([-1.0, 0.0, 0.0, -0.25])
+    summary = ablation.summary([table])
+    row = summary[(summary["step"] == 1) & (summary["metric"] == "elapsed_s")].iloc[0]
+    assert row["median_abs_rel_diff"] == pytest.approx(0.125)
+    assert row["max_abs_rel_diff"] == pytest.approx(0.25)
+    assert row["parameter"] == steps[1].parameter
