@@ -195,3 +195,23 @@ def test_stalled_runs_table_4_4_first_row():
     # With a factor of 5 the 12.73 s run (> 8.85 s) stalls too.
     five = stats.stalled_runs(runs, ["iterations", "dropper"], factor=5)
     assert five[five["dropper"] == "regular"]["stalled"].iloc[0] == 2
+
+
+def test_aborted_runs_are_left_out_of_the_statistics():
+    runs = pd.DataFrame(
+        {
+            "scenario": "s",
+            "backend": "ns3",
+            "profile": "p",
+            "point": "x=1",
+            "x": 1,
+            "repetition": [1, 2, 3],
+            "seed": 1,
+            "status": ["ok", "aborted", "timeout"],
+            "elapsed_s": [10.0, 3.0, 20.0],
+        }
+    )
+    table = stats.summarise(runs, ["x"])
+    row = table[table["metric"] == "elapsed_s"].iloc[0]
+    # The aborted run's 3 s is not an elapsed time; the timed-out run's 20 s is a lower bound.
+    assert row["n"] == 2 and row["mean"] == pytest.approx(15.0)

@@ -145,8 +145,9 @@ def summarise(
     present, then the derived rows (``n`` and ``mean`` only): ``throughput_report_Bps`` and
     ``throughput_wire_Bps`` where ``elapsed_s`` and ``writes`` exist, ``drop_deviation`` where
     ``packets_dropped``, ``writes`` and the column ``drop_prob_col`` (the point's drop
-    probability, e.g. ``drop_rate``) exist. Every run counts, whatever its ``status``: a timed-out
-    run's metrics are lower bounds, and leaving them out would bias the mean further down.
+    probability, e.g. ``drop_rate``) exist. A timed-out run counts: its metrics are lower
+    bounds, and leaving them out would bias the mean further down. An aborted run (TCP gave up
+    on the connection) is left out: its transfer never finished, so it has no elapsed time.
 
     Scenarios, backends, profiles and points keep the order of their first appearance in
     ``runs`` (the sweep order), not lexicographic order.
@@ -163,6 +164,8 @@ def summarise(
             f"drop_prob_col={drop_prob_col!r} is not a column of the run table; "
             f"columns are {list(runs.columns)}"
         )
+    if "status" in runs.columns:
+        runs = runs[runs["status"] != "aborted"]
     metrics = metric_columns(runs, axis_cols)
     order = _appearance_order(runs)
     runs = runs.assign(_order=list(zip(*(order[c] for c in GROUP_COLS), strict=True)))
