@@ -142,9 +142,10 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 
 		while (off < size) {
 			n = write(fd, buf + off, size - off);
+			/* the timer may end a write early, with or without bytes written */
+			if (timed_out)
+				goto report;
 			if (n < 0) {
-				if (errno == EINTR && timed_out)
-					goto report;
 				if (errno == EINTR)
 					continue;
 				die("write");
@@ -153,6 +154,8 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 		}
 		done++;
 	}
+	if (timed_out)
+		goto report;
 	if (shutdown(fd, SHUT_WR) < 0)
 		die("shutdown");
 	for (;;) {

@@ -10,9 +10,10 @@ namespaces. docs/mininet.md explains each choice.
 - Shaper: the link rate counts Ethernet's 38 bytes per frame beyond the IP packet. A qdisc on a
   veth sees the IP packet plus the 14-byte MAC header, so the shaper adds the other
   24 bytes (preamble and SFD 8, FCS 4, inter-frame gap 12): a 1500-byte IP packet costs
-  1538 byte-times. With netem (delay) the shaper is netem's own ``rate RATE 24`` (its packet overhead),
-  which releases a packet at the end of its transmission time as a real link delivers its last
-  bit; without netem it is HTB (``overhead 24``) with a pfifo of the queue length.
+  1538 byte-times. With netem (delay) the shaper is netem's own ``rate RATE 24`` (24: its
+  packet overhead), which releases a packet at the end of its transmission time as a real
+  link delivers its last bit; without netem it is HTB (``overhead 24``) with a pfifo of the
+  queue length.
 - Delay: the report's model has one echo hop take (L + 26) / rate + d / 2 for an IP packet
   of L bytes (L = size + 28). netem's rate releases a packet (L + 14 + 24) / rate after it
   starts, 12 byte-times (the inter-frame gap) later than the model's last bit, so each link
@@ -139,6 +140,19 @@ def netem_delay_us(one_way_delay_us: float, rate_bps: float) -> float:
     return max(delay, 0.0)
 
 
+NETEM_TICK_NS = 64
+"""The kernel's psched tick (PSCHED_SHIFT 6). iproute2 6.1's netem reads `delay` as whole
+microseconds and sends it in these ticks, so a delay is set to 1 µs, then 64 ns."""
+
+
+def netem_delay_arg(delay_us: float) -> tuple[str, float]:
+    """The `delay` argument for tc and the delay netem then really applies, in µs: the
+    nearest whole microsecond (tc truncates fractions), floored to 64-ns ticks."""
+    whole = round(delay_us)
+    ticks = whole * 1000 // NETEM_TICK_NS
+    return f"{whole}us", ticks * NETEM_TICK_NS / 1000
+
+
 def wire_time_us(ip_bytes: int, rate_bps: float) -> float:
     """Time an IP packet of ip_bytes occupies the link (with the 38 bytes of Ethernet)."""
     return byte_time_us(ip_bytes + ETH_HEADER_B + QDISC_OVERHEAD_B, rate_bps)
@@ -153,7 +167,7 @@ def shaper_commands(
         return [
             [
                 "tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", "netem",
-                "delay", f"{delay_us:.3f}us",
+                "delay", netem_delay_arg(delay_us)[0],
                 "rate", f"{rate_bps}bit", str(QDISC_OVERHEAD_B),  # netem: rate RATE PACKETOVERHEAD
                 "limit", str(limit_packets),
             ]
@@ -371,6 +385,11 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
             True,
             "Linux ACKs every second full segment, as 2.2; SACK compression (which delays "
             "SACKs) is off",
+        ),
+        "data retries": Mapping(
+            (_sysctl("net.ipv4.tcp_retries2", "15"),),
+            True,
+            "tcp_retries2 = 15, also today's default (a per-namespace sysctl)",
         ),
         "initial cwnd": Mapping(
             (Setting("route", "initcwnd", "2"),),

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import select
+import shlex
 import signal
 import subprocess
 import sys
@@ -32,6 +33,8 @@ from emusim import mininet_config as cfg
 from emusim.paths import BUILD_DIR, REPO_ROOT
 
 TOOLS_DIR = BUILD_DIR / "emu"
+PLAN_DIR = TOOLS_DIR / "plans"
+"""Plans of batches that run in the VM (the guest reads them; the host removes them)."""
 MODULE_PATH = REPO_ROOT / "kernel-dropper" / "dropper.ko"
 PROC_DROPPER = Path("/proc/dropperInfo/dropper")
 PROC_NUM_DROPPED = Path("/proc/dropperInfo/numDropped")
@@ -266,6 +269,12 @@ def cleanup(only_dead: bool = True, batch_id: str | None = None) -> list[str]:
         if m and wanted(m.group(1)):
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
             removed.append(f"netns {name}")
+    if PLAN_DIR.is_dir():
+        for entry in PLAN_DIR.glob("*.json"):
+            if wanted(entry.stem) and not (batch_id is None and _owner_alive(entry.stem)):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+                    removed.append(f"plan {entry.name}")
     if REGISTRY_DIR.is_dir():
         for entry in REGISTRY_DIR.iterdir():
             if wanted(entry.name) and not (batch_id is None and _owner_alive(entry.name)):
@@ -314,6 +323,7 @@ class Network:
     hosts: dict = field(default_factory=dict)
     devs: dict = field(default_factory=dict)
     procs: list = field(default_factory=list)
+    sysctls: dict = field(default_factory=dict)
 
     @property
     def env(self) -> dict[str, str]:
@@ -349,6 +359,13 @@ class Network:
 
     # - build and tear down -
 
+    def script(self, role: str, commands: list[list[str]], check: bool = True) -> str:
+        """Run commands one after another in one shell in the role's namespace (one process
+        start instead of many: under the VM's software emulation each start is costly);
+        stops at the first that fails."""
+        text = "\n".join(shlex.join(argv) for argv in commands)
+        return self.run(role, ["sh", "-ec", text], check=check)
+
     def start(self) -> None:
         Host, Link = import_mininet()
         spec, topo = self.spec, self.spec.topo
@@ -364,105 +381,89 @@ class Network:
         }
         Link(s, r, intfName1=self.devs["sender"], intfName2=self.devs["router_in"], fast=True)
         Link(r, c, intfName1=self.devs["router_out"], intfName2=self.devs["receiver"], fast=True)
-        p = topo.prefix_len
+        macs = {}
+        for role in self.hosts:
+            for link in json.loads(self.run(role, ["ip", "-j", "link", "show"])):
+                macs[link["ifname"]] = link.get("address")
+        d, p = self.devs, topo.prefix_len
+        delay = cfg.netem_delay_us(spec.delay_us, topo.rate_bps) if spec.netem else 0.0
+        # role: [(device, address, its queue length, neighbour address, neighbour device)]
         plan = {
-            "sender": [(self.devs["sender"], topo.sender)],
+            "sender": [(d["sender"], topo.sender, topo.host_queue, topo.router_in, d["router_in"])],
             "router": [
-                (self.devs["router_in"], topo.router_in),
-                (self.devs["router_out"], topo.router_out),
+                (d["router_in"], topo.router_in, topo.router_queue, topo.sender, d["sender"]),
+                (d["router_out"], topo.router_out, topo.router_queue, topo.receiver,
+                 d["receiver"]),
             ],
-            "receiver": [(self.devs["receiver"], topo.receiver)],
+            "receiver": [
+                (d["receiver"], topo.receiver, topo.host_queue, topo.router_out, d["router_out"])
+            ],
+        }  # fmt: skip
+        gateways = {
+            "sender": (topo.router_in, d["sender"]),
+            "receiver": (topo.router_out, d["receiver"]),
         }
+        self.sysctls = {}
         for role, intfs in plan.items():
-            sysctls = {s.key: s.value for s in cfg.COMMON_SYSCTLS}
+            sysctls = {x.key: x.value for x in cfg.COMMON_SYSCTLS}
             if role == "router":
                 sysctls["net.ipv4.ip_forward"] = "1"
             else:
                 sysctls.update(spec.tcp.sysctls)
-            self.run(role, cfg.sysctl_command(sysctls))
-            self._check_sysctls(role, sysctls)
-            self.run(role, ["ip", "link", "set", "lo", "up"])
-            for dev, addr in intfs:
-                self.run(role, ["ip", "addr", "replace", f"{addr}/{p}", "dev", dev])
-                self.run(role, ["ip", "link", "set", dev, "up"])
-                self.run(role, cfg.offload_command(dev))
-        self.run(
-            "sender",
-            cfg.route_command(topo.router_in, self.devs["sender"], spec.tcp.route),
-        )
-        self.run(
-            "receiver",
-            cfg.route_command(topo.router_out, self.devs["receiver"], spec.tcp.route),
-        )
-        self._static_neighbours()
-        self._shape()
-        self.check_offloads()
+            self.sysctls[role] = sysctls
+            cmds = [cfg.sysctl_command(sysctls), ["ip", "link", "set", "lo", "up"]]
+            for dev, addr, limit, peer, peer_dev in intfs:
+                cmds += [
+                    ["ip", "addr", "replace", f"{addr}/{p}", "dev", dev],
+                    ["ip", "link", "set", dev, "up"],
+                    cfg.offload_command(dev),
+                    # permanent neighbours: no ARP exchange ever delays or adds a packet
+                    ["ip", "neigh", "replace", peer, "lladdr", macs[peer_dev], "dev", dev,
+                     "nud", "permanent"],
+                    *cfg.shaper_commands(dev, topo.rate_bps, limit, delay, spec.netem),
+                ]  # fmt: skip
+            if role in gateways:
+                cmds.append(cfg.route_command(*gateways[role], spec.tcp.route))
+            self.script(role, cmds)
+        self.verify()
 
-    def _check_sysctls(self, role: str, sysctls: dict[str, str]) -> None:
-        for key, want in sysctls.items():
-            got = self.run(role, ["sysctl", "-n", key]).strip()
-            if cfg.normalise_sysctl(got) != cfg.normalise_sysctl(want):
-                raise EmuError(
-                    f"{role}: {key} reads {got!r} after setting {want!r} in its namespace "
-                    "(not a per-namespace sysctl on this kernel?)"
-                )
+    def verify(self) -> None:
+        """Read back every sysctl and every interface's offloads; raise if one is not set."""
+        marker = "#emusim-dev "
+        for role, sysctls in self.sysctls.items():
+            cmds = [["sysctl", "-n", *sysctls]]
+            for dev in self.role_devs(role):
+                cmds += [["echo", marker + dev], ["ethtool", "-k", dev]]
+            out = self.script(role, cmds)
+            head, *blocks = out.split(marker)
+            values = head.strip("\n").split("\n")
+            for (key, want), got in zip(sysctls.items(), values, strict=True):
+                if cfg.normalise_sysctl(got) != cfg.normalise_sysctl(want):
+                    raise EmuError(
+                        f"{role}: {key} reads {got!r} after setting {want!r} in its namespace "
+                        "(not a per-namespace sysctl on this kernel?)"
+                    )
+            for block in blocks:
+                dev, _, text = block.partition("\n")
+                on = cfg.offloads_still_on(text)
+                if on:
+                    raise EmuError(f"{role}: offloads still on at {dev}: {', '.join(on)}")
 
-    def _mac(self, role: str, dev: str) -> str:
-        return json.loads(self.run(role, ["ip", "-j", "link", "show", "dev", dev]))[0]["address"]
-
-    def _static_neighbours(self) -> None:
-        """Permanent neighbour entries: no ARP exchange ever delays or adds a packet."""
-        t, d = self.spec.topo, self.devs
-        pairs = [
-            ("sender", d["sender"], t.router_in, "router", d["router_in"]),
-            ("router", d["router_in"], t.sender, "sender", d["sender"]),
-            ("router", d["router_out"], t.receiver, "receiver", d["receiver"]),
-            ("receiver", d["receiver"], t.router_out, "router", d["router_out"]),
-        ]
-        for role, dev, addr, peer_role, peer_dev in pairs:
-            mac = self._mac(peer_role, peer_dev)
-            self.run(
-                role,
-                ["ip", "neigh", "replace", addr, "lladdr", mac, "dev", dev, "nud", "permanent"],
-            )
-
-    def _shape(self) -> None:
-        spec, t = self.spec, self.spec.topo
-        delay = cfg.netem_delay_us(spec.delay_us, t.rate_bps) if spec.netem else 0.0
-        egress = [
-            ("sender", self.devs["sender"], t.host_queue),
-            ("router", self.devs["router_in"], t.router_queue),
-            ("router", self.devs["router_out"], t.router_queue),
-            ("receiver", self.devs["receiver"], t.host_queue),
-        ]
-        for role, dev, limit in egress:
-            for argv in cfg.shaper_commands(dev, t.rate_bps, limit, delay, spec.netem):
-                self.run(role, argv)
+    def role_devs(self, role: str) -> list[str]:
+        d = self.devs
+        return {
+            "sender": [d["sender"]],
+            "router": [d["router_in"], d["router_out"]],
+            "receiver": [d["receiver"]],
+        }[role]
 
     def qdiscs(self) -> dict[str, str]:
         out = {}
-        for role, dev in (
-            ("sender", self.devs["sender"]),
-            ("router", self.devs["router_in"]),
-            ("router", self.devs["router_out"]),
-            ("receiver", self.devs["receiver"]),
-        ):
-            out[dev] = " | ".join(
-                line.strip()
-                for line in self.run(role, ["tc", "qdisc", "show", "dev", dev]).splitlines()
-            )
+        for role in self.hosts:
+            for dev in self.role_devs(role):
+                text = self.run(role, ["tc", "qdisc", "show", "dev", dev])
+                out[dev] = " | ".join(line.strip() for line in text.splitlines())
         return out
-
-    def check_offloads(self) -> None:
-        for role, dev in (
-            ("sender", self.devs["sender"]),
-            ("router", self.devs["router_in"]),
-            ("router", self.devs["router_out"]),
-            ("receiver", self.devs["receiver"]),
-        ):
-            on = cfg.offloads_still_on(self.run(role, ["ethtool", "-k", dev]))
-            if on:
-                raise EmuError(f"{role}: offloads still on at {dev}: {', '.join(on)}")
 
     def stop(self) -> None:
         for proc in self.procs:
@@ -487,13 +488,12 @@ class Network:
             out[key] = cfg.normalise_sysctl(self.run(role, ["sysctl", "-n", key]).strip())
         return out
 
-    def counters(self, role: str) -> dict[str, int]:
-        text = self.run(role, ["cat", "/proc/net/netstat", "/proc/net/snmp"])
-        return _parse_netstat(text)
-
-    def flush_tcp_metrics(self) -> None:
-        for role in ("sender", "receiver"):
-            self.run(role, ["ip", "tcp_metrics", "flush", "all"], check=False)
+    def counters(self, role: str, flush_metrics: bool = False) -> dict[str, int]:
+        """The namespace's TCP counters; first flush its TCP metrics cache if asked."""
+        cmds = [["cat", "/proc/net/netstat", "/proc/net/snmp"]]
+        if flush_metrics:
+            cmds.insert(0, ["ip", "tcp_metrics", "flush", "all"])
+        return _parse_netstat(self.script(role, cmds))
 
     # - workloads -
 
@@ -520,13 +520,13 @@ class Network:
 
     def tcp_blast(self, writes: int, size: int, cap_s: float, clamp: str | None) -> dict:
         """One TCP blast: metrics of the client, the server and the sender's counters."""
-        self.flush_tcp_metrics()
+        self.run("receiver", ["ip", "tcp_metrics", "flush", "all"])
         server_argv = [tool("tcpblast"), "server", "-p", str(PORT), "-t", str(int(cap_s) + 60)]
         if clamp:
             server_argv += ["-w", clamp]
         server = self.popen("receiver", server_argv)
         self._wait_ready(server, "the TCP blast server")
-        before = self.counters("sender")
+        before = self.counters("sender", flush_metrics=True)
         client = self.popen(
             "sender",
             [
@@ -535,7 +535,12 @@ class Network:
             ],
         )  # fmt: skip
         result = self._finish(client, "the TCP blast client", cap_s + 60)
-        served = self._finish(server, "the TCP blast server", 60)
+        if result["completed"]:
+            served = self._finish(server, "the TCP blast server", 60)
+        else:  # the cap ended the run: the server may wait for ever
+            server.kill()
+            server.communicate()
+            served = {"completed": False}
         after = self.counters("sender")
         delta = {k: after[k] - before.get(k, 0) for k in after}
         result["server"] = served
@@ -599,10 +604,11 @@ class NetfilterDropper:
         return {"iptables": version}
 
     def configure(self, dropper: dict, target: str) -> None:
-        self.net.run("router", ["iptables", "-w", "-t", cfg.NETFILTER_TABLE, "-F"])
+        cmds = [["iptables", "-w", "-t", cfg.NETFILTER_TABLE, "-F"]]
         rule = cfg.netfilter_rule(dropper, target)
         if rule:
-            self.net.run("router", ["iptables", "-w", *rule])
+            cmds.append(["iptables", "-w", *rule])
+        self.net.script("router", cmds)
 
     def dropped(self) -> int:
         out = self.net.run("router", ["iptables-save", "-c", "-t", cfg.NETFILTER_TABLE])
@@ -628,15 +634,13 @@ class ModuleDropper:
                 raise EmuError(f"insmod {MODULE_PATH} failed: {proc.stderr.strip()}")
         return {"module": str(MODULE_PATH), "vermagic": module_vermagic() or "loaded"}
 
-    def _write(self, path: Path, text: str) -> None:
-        self.net.run("router", ["sh", "-c", f'printf "%s\\n" "$0" > {path}', text])
-
     def configure(self, dropper: dict, target: str) -> None:
-        for text in cfg.module_writes(dropper, target):
-            self._write(PROC_DROPPER, text)
-        self._write(PROC_NUM_DROPPED, "reset")
+        writes = [(PROC_DROPPER, t) for t in cfg.module_writes(dropper, target)]
+        writes.append((PROC_NUM_DROPPED, "reset"))
+        # one write(2) per command, from the router's namespace (which binds the dropper)
+        text = "\n".join(f"echo {shlex.quote(t)} > {path}" for path, t in writes)
+        ns = self.net.run("router", ["sh", "-ec", text + "\nreadlink /proc/self/ns/net"]).strip()
         info = self.state()
-        ns = self.net.run("router", ["readlink", "/proc/self/ns/net"]).strip()
         if info.get("netns") != ns:
             raise EmuError(f"the dropper module acts in {info.get('netns')}, not the router {ns}")
 
@@ -652,5 +656,27 @@ class ModuleDropper:
         return PROC_DROPPER.read_text()
 
 
+class NoDropper:
+    """A batch in which no point drops anything uses no dropper at all."""
+
+    name = "none"
+
+    def __init__(self, net: Network):
+        self.net = net
+
+    def prepare(self) -> dict:
+        return {}
+
+    def configure(self, dropper: dict, target: str) -> None:
+        if cfg.dropper_active(dropper):
+            raise EmuError(f"this batch has no dropper, but a point asks for {dropper}")
+
+    def dropped(self) -> int:
+        return 0
+
+    def rules(self) -> str:
+        return ""
+
+
 def make_dropper(impl: str, net: Network):
-    return {"netfilter": NetfilterDropper, "module": ModuleDropper}[impl](net)
+    return {"netfilter": NetfilterDropper, "module": ModuleDropper, "none": NoDropper}[impl](net)
