@@ -1,0 +1,137 @@
+"""The blast tools of emu/blast (C), built with -Wall -Wextra -Werror and run over loopback.
+
+No root needed: the TCP client and server, the UDP sender and receiver, and their JSON.
+"""
+
+import json
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from emusim.paths import REPO_ROOT
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("blast")
+    proc = subprocess.run(
+        ["make", "-C", str(REPO_ROOT / "emu" / "blast"), f"OUT={out}"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "-Werror" in proc.stdout
+    return out
+
+
+def free_port(kind=socket.SOCK_STREAM) -> int:
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(argv: list[str]) -> subprocess.Popen:
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().startswith("READY"), proc.stderr.read()
+    return proc
+
+
+def test_tcp_blast_over_loopback(tools):
+    port = free_port()
+    server = start([str(tools / "tcpblast"), "server", "-p", str(port), "-w", "31856"])
+    client = subprocess.run(
+        [str(tools / "tcpblast"), "client", "-a", "127.0.0.1", "-p", str(port),
+         "-n", "2000", "-s", "1448"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert client.returncode == 0, client.stderr
+    res = json.loads(client.stdout)
+    served = json.loads(server.communicate(timeout=30)[0])
+    assert res["completed"] is True and served["completed"] is True
+    assert res["writes"] == res["writes_done"] == 2000 and res["write_size_B"] == 1448
+    assert res["payload_bytes"] == served["bytes_received"] == 2000 * 1448
+    assert res["elapsed_s"] > 0
+    # TCP_INFO: data segments carry the payload (loopback's MSS is large: at least one)
+    assert 1 <= res["packets_sent"] <= res["segments_sent"]
+    assert res["retransmissions"] == 0
+    assert served["window_clamp"] == 31856
+
+
+def test_tcp_blast_times_out_with_lower_bounds(tools):
+    # a server that accepts but never reads: the client's writes block until -t ends them
+    port = free_port()
+    with socket.socket() as lsock:
+        lsock.bind(("127.0.0.1", port))
+        lsock.listen(1)
+        client = subprocess.run(
+            [str(tools / "tcpblast"), "client", "-a", "127.0.0.1", "-p", str(port),
+             "-n", "1000000", "-s", "1448", "-t", "1"],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+    assert client.returncode == 3, client.stderr
+    res = json.loads(client.stdout)
+    assert res["completed"] is False and 0 < res["writes_done"] < 1_000_000
+    assert res["elapsed_s"] == pytest.approx(1.0, abs=0.3)
+
+
+def test_udp_blast_over_loopback(tools):
+    port = free_port(socket.SOCK_DGRAM)
+    receiver = start([str(tools / "udpblast"), "recv", "-p", str(port), "-e", "500", "-i", "2000"])
+    sender = subprocess.run(
+        [str(tools / "udpblast"), "send", "-a", "127.0.0.1", "-p", str(port),
+         "-n", "500", "-s", "1472", "-m", "2"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert sender.returncode == 0, sender.stderr
+    sent = json.loads(sender.stdout)
+    got = json.loads(receiver.communicate(timeout=30)[0])
+    assert sent["datagrams_sent"] == 500 and sent["send_errors"] == 0
+    assert got["datagrams_received"] == 500 and got["end"] == "expected"
+    assert got["bytes_received"] == 500 * 1472 and got["highest_seq"] == 499
+
+
+def test_udp_receiver_ends_at_a_marker_or_when_idle(tools):
+    port = free_port(socket.SOCK_DGRAM)
+    receiver = start([str(tools / "udpblast"), "recv", "-p", str(port), "-i", "300"])
+    subprocess.run(
+        [str(tools / "udpblast"), "send", "-a", "127.0.0.1", "-p", str(port),
+         "-n", "10", "-s", "100", "-m", "1"],
+        check=True, capture_output=True, timeout=30,
+    )  # fmt: skip
+    got = json.loads(receiver.communicate(timeout=30)[0])
+    assert got["datagrams_received"] == 10 and got["end"] == "marker"
+    port = free_port(socket.SOCK_DGRAM)
+    receiver = start([str(tools / "udpblast"), "recv", "-p", str(port), "-i", "300"])
+    subprocess.run(
+        [str(tools / "udpblast"), "send", "-a", "127.0.0.1", "-p", str(port),
+         "-n", "10", "-s", "100"],
+        check=True, capture_output=True, timeout=30,
+    )  # fmt: skip
+    got = json.loads(receiver.communicate(timeout=30)[0])
+    assert got["datagrams_received"] == 10 and got["end"] == "idle"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["bogus"],
+        ["client"],
+        ["client", "-a", "1.2.3.4", "-n", "-5", "-s", "1"],
+        ["server", "x"],
+    ],
+)
+def test_tcpblast_usage_errors(tools, argv):
+    proc = subprocess.run([str(tools / "tcpblast"), *argv], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr
+
+
+def test_udpblast_usage_errors(tools):
+    proc = subprocess.run(
+        [str(tools / "udpblast"), "send", "-a", "x", "-n", "1", "-s", "4"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "size" in proc.stderr

@@ -1,0 +1,393 @@
+"""The Mininet backend for real: namespaces, veths, tc, netfilter, Linux TCP (root).
+
+- on this machine, with the netfilter dropper and no delay: drops counted exactly (regular)
+  and within the binomial interval (random), line-rate throughput, the run JSON, resume;
+- in the VM (netem delay, the dropper module): one boot, a small batch, fitted delay;
+- where a batch runs: `delay: measured` goes to the VM, forcing the host fails clearly;
+- nothing left behind after SIGTERM, SIGINT, or SIGKILL and `cleanup`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from scipy.stats import binom
+
+from emusim import mininet_config as cfg
+from emusim import vm
+from emusim.paths import REPO_ROOT
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)"),
+]
+
+TOPOLOGY = {
+    "hosts": {
+        "sender": {"name": "madrid", "address": "192.168.1.2"},
+        "router": {"name": "dublin", "addresses": ["192.168.1.1", "192.168.2.1"]},
+        "receiver": {"name": "prague", "address": "192.168.2.2"},
+    },
+    "link_rate_Mbps": 100,
+    "delay": 0,
+    "router_queue_packets": 100,
+    "host_queue_packets": 100,
+}
+REPORT_DELAY_US = 71.8878
+
+
+@pytest.fixture(scope="session")
+def mininet_ready():
+    """Mininet importable from .venv and the blast tools built (tools/setup mininet)."""
+    check = [sys.executable, "-c", "import mininet.node"]
+    tools = [REPO_ROOT / "build" / "emu" / t for t in ("tcpblast", "udpblast")]
+    if subprocess.run(check, capture_output=True).returncode or not all(t.exists() for t in tools):
+        proc = subprocess.run(
+            [str(REPO_ROOT / "tools" / "setup"), "mininet"], capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    subprocess.run(["make", "-s", "-C", str(REPO_ROOT / "emu" / "blast")], check=True)
+
+
+def write_scenario(path: Path, workload: dict, sweep: dict | None = None, **extra) -> Path:
+    topo = dict(TOPOLOGY, **extra.pop("topology", {}))
+    data = {
+        "description": "test",
+        "topology": topo,
+        "workload": workload,
+        "impairment": extra.pop("impairment", {"dropper": {"mode": "off"}}),
+        "profiles": ["linux-2.2"],
+        "repetitions": extra.pop("repetitions", 1),
+        **extra,
+    }
+    if sweep:
+        data["sweep"] = sweep
+    path.write_text(json.dumps(data))
+    return path
+
+
+def batch(scenario: Path, results: Path, *args: str, timeout: float = 600):
+    return subprocess.run(
+        [sys.executable, "-m", "emusim.mininet", "batch", "--scenario", str(scenario),
+         "--scale", "paper", "--profile", "linux-2.2", "--results-dir", str(results), *args],
+        capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+
+
+def load_runs(results: Path, name: str) -> dict[str, dict]:
+    base = results / "mininet" / name / "linux-2.2"
+    return {p.parent.name: json.loads(p.read_text()) for p in sorted(base.glob("*/run1.json"))}
+
+
+# --- (a) this machine, netfilter dropper ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def host_batch(tmp_path_factory, mininet_ready):
+    tmp = tmp_path_factory.mktemp("host")
+    scenario = write_scenario(
+        tmp / "hostdrop.yaml",
+        {"kind": "tcp-blast", "writes": 20000, "write_size_B": 1448},
+        sweep={
+            "points": [
+                {"mode": "regular", "every_n": 0},
+                {"mode": "regular", "every_n": 10},
+                {"mode": "random", "drop_rate": "0.1"},
+            ]
+        },
+        impairment={"dropper": {"mode": "regular", "target": "192.168.2.2"}},
+    )
+    results = tmp / "results"
+    proc = batch(scenario, results, "--place", "host", "--dropper-impl", "netfilter")
+    assert proc.returncode == 0, proc.stderr
+    return scenario, results, proc.stderr
+
+
+def test_host_batch_writes_every_run_and_the_batch_file(host_batch):
+    _, results, stderr = host_batch
+    runs = load_runs(results, "hostdrop")
+    assert set(runs) == {
+        "mode=regular+every_n=0",
+        "mode=regular+every_n=10",
+        "mode=random+drop_rate=0.1",
+    }
+    for run in runs.values():
+        assert run["schema_version"] == 1 and run["backend"] == "mininet"
+        assert run["status"] == "ok" and run["repetition"] == 1
+        prov = run["provenance"]
+        assert prov["place"] == "host" and prov["kvm"] is False
+        assert prov["kernel_release"] == os.uname().release
+        assert prov["tcp_sysctls"]["net.ipv4.tcp_congestion_control"] == "reno"
+        assert prov["mininet"]["snd_mss"] == 1448
+        m = run["metrics"]
+        assert m["writes"] == 20000 and m["write_size_B"] == 1448
+    assert runs["mode=regular+every_n=0"]["provenance"]["dropper_impl"] == "none"
+    assert runs["mode=regular+every_n=10"]["provenance"]["dropper_impl"] == "netfilter"
+    b = json.loads((results / "mininet/hostdrop/linux-2.2/batch.json").read_text())
+    assert b["place"] == "host" and b["dropper_impl"] == "netfilter" and b["shaper"] == "htb"
+    assert len(b["run_files"]) == 3 and b["runs_written"] == 3
+    assert all("overhead" not in q or "htb" in q for q in b["qdiscs"].values())
+    assert "run 3/3" in stderr
+
+
+def test_regular_dropper_drops_every_tenth_packet(host_batch):
+    run = load_runs(host_batch[1], "hostdrop")["mode=regular+every_n=10"]
+    m, sent = run["metrics"], run["provenance"]["mininet"]["segments_sent"]
+    # every segment the sender sends goes to the target: the rule drops segments 10, 20, ...
+    assert abs(m["packets_dropped"] - sent / 10) <= 1, (m, sent)
+    assert m["packets_dropped"] > 2000
+    # each dropped data segment is sent again
+    assert m["retransmissions"] >= m["packets_dropped"] - 2
+
+
+def test_random_dropper_rate_is_cutoff_over_65536(host_batch):
+    run = load_runs(host_batch[1], "hostdrop")["mode=random+drop_rate=0.1"]
+    sent = run["provenance"]["mininet"]["segments_sent"]
+    p = Fraction(6553, 65536)  # floor(0.1 x 65535) / 65536
+    low, high = binom.interval(0.999, sent, float(p))
+    assert low <= run["metrics"]["packets_dropped"] <= high
+
+
+def test_baseline_reaches_line_rate(host_batch):
+    results = host_batch[1]
+    run = load_runs(results, "hostdrop")["mode=regular+every_n=0"]
+    m = run["metrics"]
+    assert m["packets_dropped"] == 0 and m["retransmissions"] == 0
+    frac = cfg.line_rate_fraction(m["writes"], m["elapsed_s"], 100_000_000)
+    lo, hi = cfg.THROUGHPUT_TOLERANCE
+    assert lo <= frac <= hi, frac
+    b = json.loads((results / "mininet/hostdrop/linux-2.2/batch.json").read_text())
+    assert b["selfcheck"]["throughput"]["ok"] is True
+
+
+def test_rerun_resumes_and_redoes_only_a_deleted_run(host_batch):
+    scenario, results, _ = host_batch
+    base = results / "mininet/hostdrop/linux-2.2"
+    keep = base / "mode=regular+every_n=0/run1.json"
+    gone = base / "mode=regular+every_n=10/run1.json"
+    before = keep.stat().st_mtime_ns
+    proc = batch(scenario, results, "--place", "host", "--no-selfcheck")
+    assert proc.returncode == 0 and "nothing to do" in proc.stderr
+    gone.unlink()
+    proc = batch(scenario, results, "--place", "host", "--no-selfcheck")
+    assert proc.returncode == 0, proc.stderr
+    assert "1 runs to do, 2 already there" in proc.stderr
+    assert gone.exists() and keep.stat().st_mtime_ns == before
+
+
+# --- (c) where a batch runs -------------------------------------------------------------------
+
+
+def test_measured_delay_on_the_host_fails_naming_netem(tmp_path, mininet_ready):
+    from emusim import mininet_net as net
+
+    if net.capabilities().netem:
+        pytest.skip("this kernel has netem: the host can run a measured delay")
+    delay = tmp_path / "delay.json"
+    delay.write_text(json.dumps({"one_way_delay_us": REPORT_DELAY_US}))
+    scenario = write_scenario(
+        tmp_path / "measured.yaml",
+        {"kind": "ping", "count": 1, "interval_s": 0.1, "request_size_B": 56},
+        topology={"delay": "measured"},
+    )
+    proc = batch(scenario, tmp_path / "r", "--place", "host", "--delay-json", str(delay))
+    assert proc.returncode == 2
+    assert "--place host" in proc.stderr and "netem" in proc.stderr
+    assert not (tmp_path / "r").exists()
+
+
+# --- (d) nothing left behind ------------------------------------------------------------------
+
+
+def snapshot() -> dict[str, str]:
+    def out(argv):
+        return subprocess.run(argv, capture_output=True, text=True).stdout
+
+    return {
+        "netns": out(["ip", "netns", "list"]),
+        "links": out(["ip", "-o", "link", "show"]),
+        "qdiscs": out(["tc", "qdisc", "show"]),
+        "iptables": "\n".join(
+            ln for ln in out(["iptables-save"]).splitlines() if not ln.startswith("#")
+        ),
+        "nft": out(["nft", "list", "ruleset"]),
+        "net namespaces": "\n".join(sorted(out(["lsns", "-t", "net", "-n", "-o", "NS"]).split())),
+    }
+
+
+def _start_long_batch(tmp_path: Path) -> subprocess.Popen:
+    scenario = write_scenario(
+        tmp_path / "long.yaml",
+        {"kind": "tcp-blast", "writes": 1_000_000, "write_size_B": 1448},
+        impairment={"dropper": {"mode": "regular", "every_n": 50}},
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "emusim.mininet", "batch", "--scenario", str(scenario),
+         "--profile", "linux-2.2", "--results-dir", str(tmp_path / "r"), "--place", "host",
+         "--dropper-impl", "netfilter", "--no-selfcheck"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _wait_for_transfer(proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = subprocess.run(["pgrep", "-f", "tcpblast client"], capture_output=True)
+        if found.returncode == 0:
+            time.sleep(1)  # mid-transfer
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.1)
+    pytest.fail("the transfer did not start")
+
+
+def test_sigkill_then_cleanup_leaves_nothing(tmp_path, mininet_ready):
+    before = snapshot()
+    proc = _start_long_batch(tmp_path)
+    _wait_for_transfer(proc)
+    assert snapshot()["net namespaces"] != before["net namespaces"]
+    proc.kill()
+    proc.communicate()
+    done = subprocess.run(
+        [sys.executable, "-m", "emusim.mininet", "cleanup"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "removed process" in done.stdout, done.stdout
+    assert snapshot() == before
+    assert not list((tmp_path / "r").rglob("run1.json"))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_cleans_up_by_itself(tmp_path, mininet_ready, sig):
+    before = snapshot()
+    proc = _start_long_batch(tmp_path)
+    _wait_for_transfer(proc)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "cleaned up" in err, err
+    assert snapshot() == before
+
+
+def test_cleanup_spares_nothing_when_nothing_is_left(mininet_ready):
+    done = subprocess.run(
+        [sys.executable, "-m", "emusim.mininet", "cleanup"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "removed 0 item(s)" in done.stdout
+
+
+# --- (b) in the VM: netem delay and the dropper module ------------------------------------------
+
+
+@pytest.mark.vm
+def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
+    kernel = vm.find_kernel()
+    from emusim import mininet_net as net
+
+    if net.module_vermagic() != kernel.release:
+        subprocess.run(
+            ["make", "-C", str(REPO_ROOT / "kernel-dropper"), "module",
+             f"KRELEASE={kernel.release}"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+    scenario = write_scenario(
+        tmp_path / "vmdrop.yaml",
+        {"kind": "tcp-blast", "writes": 2000, "write_size_B": 1448},
+        topology={"delay": REPORT_DELAY_US},
+        impairment={"dropper": {"mode": "regular", "every_n": 10}},
+    )
+    results = tmp_path / "r"
+    t0 = time.monotonic()
+    proc = batch(scenario, results, "--place", "auto", timeout=1500)
+    wall = time.monotonic() - t0
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    b = json.loads((results / "mininet/vmdrop/linux-2.2/batch.json").read_text())
+    assert b["place"] == "vm" and b["kernel_release"] == kernel.release
+    assert b["kvm"] is vm.kvm_requested(None)
+    assert b["dropper_impl"] == "module" and b["shaper"] == "netem"
+    for q in b["qdiscs"].values():
+        assert "netem" in q and "rate 100Mbit packetoverhead 24" in q and "limit 100" in q
+    run = load_runs(results, "vmdrop")["base"]
+    assert run["provenance"]["place"] == "vm" and run["provenance"]["dropper_impl"] == "module"
+    sent = run["provenance"]["mininet"]["segments_sent"]
+    assert abs(run["metrics"]["packets_dropped"] - sent / 10) <= 1
+    # the delay: no echo can come back sooner than netem and the wire allow
+    per_hop = b["netem_delay_us"]
+    for size, rtts in b["selfcheck"]["ping_rtt_us"].items():
+        floor = 4 * (per_hop + cfg.wire_time_us(int(size) + 28, 100_000_000))
+        assert min(rtts) >= floor - 1, (size, rtts, floor)
+    d = b["selfcheck"]["delay"]
+    assert d["configured_us"] == pytest.approx(REPORT_DELAY_US)
+    assert d["fitted_two_point_us"] >= REPORT_DELAY_US - d["tolerance_us"]
+    assert d["ok"] == cfg.delay_ok(d["fitted_two_point_us"], REPORT_DELAY_US)
+    frac = b["selfcheck"]["throughput"]["fraction_of_line_rate"]
+    print(
+        f"\nVM batch: {wall:.0f} s wall, boot {b['timings']['vm_boot_s']} s, setup "
+        f"{b['timings']['setup_s']} s; TCP {frac:.3f} of line rate; delay fitted "
+        f"{d['fitted_two_point_us']:.1f} µs vs {REPORT_DELAY_US}"
+    )
+
+
+@pytest.mark.vm
+def test_sigkill_during_a_vm_batch_then_cleanup_stops_the_vm(tmp_path, mininet_ready):
+    scenario = write_scenario(
+        tmp_path / "vmkill.yaml",
+        {"kind": "ping", "count": 50, "interval_s": 1.0},
+        sweep={"request_size_B": [56, 1472]},
+        topology={"delay": REPORT_DELAY_US},
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "emusim.mininet", "batch", "--scenario", str(scenario),
+         "--profile", "linux-2.2", "--results-dir", str(tmp_path / "r"), "--no-selfcheck"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not any("qemu-system" in cmd for _, cmd in _marked_processes()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.5)
+    proc.kill()
+    proc.communicate()
+    mine = [pid for pid, _ in _marked_processes()]
+    assert mine, "the VM should outlive its killed batch until cleanup"
+    done = subprocess.run(
+        [sys.executable, "-m", "emusim.mininet", "cleanup"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "removed process" in done.stdout
+    assert _marked_processes() == []
+    assert not list((REPO_ROOT / "build" / "emu" / "plans").glob("*.json"))
+
+
+def _marked_processes() -> list[tuple[int, str]]:
+    """PID and command line of the processes carrying a batch mark (vng and QEMU too)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                env = (entry / "environ").read_bytes()
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if f"{cfg.ENV_MARK}=".encode() in env:
+                found.append((int(entry.name), cmd))
+    return found
+
+
+def test_a_run_at_its_cap_is_a_timeout_with_lower_bounds(tmp_path, mininet_ready):
+    scenario = write_scenario(
+        tmp_path / "capped.yaml",
+        {"kind": "tcp-blast", "writes": 1_000_000, "write_size_B": 1448},
+        cap_s=2,
+    )
+    proc = batch(scenario, tmp_path / "r", "--place", "host", "--no-selfcheck")
+    assert proc.returncode == 0, proc.stderr
+    run = load_runs(tmp_path / "r", "capped")["base"]
+    assert run["status"] == "timeout"
+    assert run["metrics"]["elapsed_s"] == pytest.approx(2.0, abs=0.5)
+    assert 0 < run["provenance"]["mininet"]["writes_done"] < 1_000_000
+    assert run["provenance"]["mininet"]["server"] == {"completed": False}

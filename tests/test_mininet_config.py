@@ -1,0 +1,484 @@
+"""The Mininet backend's command builders and tables, against hand-computed values (no root).
+
+Every expected number here is worked out by hand in the comment beside it, not with the
+code under test.
+"""
+
+import csv
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from emusim import mininet as mn
+from emusim import mininet_config as cfg
+from emusim import mininet_net as net
+from emusim import profiles
+from emusim import scenario as sc
+from emusim.paths import SPEC_DIR
+
+LIN2001 = {
+    "hosts": {
+        "sender": {"name": "madrid", "address": "192.168.1.2"},
+        "router": {"name": "dublin", "addresses": ["192.168.1.1", "192.168.2.1"]},
+        "receiver": {"name": "prague", "address": "192.168.2.2"},
+    },
+    "link_rate_Mbps": 100,
+    "delay": "measured",
+    "router_queue_packets": 100,
+    "host_queue_packets": 100,
+}
+
+
+# --- names and topology ---------------------------------------------------------------------
+
+
+def test_names_fit_ifnamsiz_and_carry_the_prefix():
+    for role in cfg.ROLES:
+        name = cfg.node_name("ab12", role)
+        assert name.startswith("emsimab12")
+        assert len(cfg.intf_name(name, 1)) <= 15  # IFNAMSIZ - 1
+    assert cfg.node_name("ab12", "router") == "emsimab12r"
+    assert len(cfg.new_batch_id()) == 4
+
+
+def test_topology_from_the_report_testbed():
+    t = cfg.Topology.from_settings(LIN2001)
+    assert (t.sender, t.router_in, t.router_out, t.receiver) == (
+        "192.168.1.2",
+        "192.168.1.1",
+        "192.168.2.1",
+        "192.168.2.2",
+    )
+    assert t.rate_bps == 100_000_000 and t.router_queue == 100 and t.host_queue == 100
+
+
+def test_topology_refuses_addresses_that_one_link_cannot_join():
+    bad = json.loads(json.dumps(LIN2001))
+    bad["hosts"]["receiver"]["address"] = "10.0.0.2"
+    with pytest.raises(ValueError, match="router_out and receiver"):
+        cfg.Topology.from_settings(bad)
+
+
+# --- shaper ---------------------------------------------------------------------------------
+
+
+def test_qdisc_overhead_makes_a_full_frame_1538_byte_times():
+    # a qdisc on a veth sees 1500 (IP) + 14 (MAC header) = 1514 bytes; 8 + 4 + 12 are missing
+    assert cfg.QDISC_OVERHEAD_B == 24
+    assert 1500 + cfg.ETH_HEADER_B + cfg.QDISC_OVERHEAD_B == 1538
+    # 1538 byte-times at 10^8 bit/s = 1538 * 8 / 100 µs = 123.04 µs; an ACK (52 B) 90 B = 7.2 µs
+    assert cfg.wire_time_us(1500, 100_000_000) == pytest.approx(123.04)
+    assert cfg.wire_time_us(52, 100_000_000) == pytest.approx(7.2)
+
+
+def test_htb_shaper_commands():
+    cmds = cfg.shaper_commands("x-eth0", 100_000_000, 100, 0.0, netem=False)
+    assert cmds == [
+        ["tc", "qdisc", "replace", "dev", "x-eth0", "root", "handle", "1:", "htb", "default", "1"],
+        [
+            "tc",
+            "class",
+            "add",
+            "dev",
+            "x-eth0",
+            "parent",
+            "1:",
+            "classid",
+            "1:1",
+            "htb",
+            "rate",
+            "100000000bit",
+            "ceil",
+            "100000000bit",
+            "overhead",
+            "24",
+            "linklayer",
+            "ethernet",
+            "burst",
+            "3076b",
+            "cburst",
+            "3076b",
+        ],  # burst: two frames, 2 x 1538
+        [
+            "tc",
+            "qdisc",
+            "add",
+            "dev",
+            "x-eth0",
+            "parent",
+            "1:1",
+            "handle",
+            "10:",
+            "pfifo",
+            "limit",
+            "100",
+        ],
+    ]
+
+
+def test_htb_cannot_delay():
+    with pytest.raises(ValueError, match="netem"):
+        cfg.shaper_commands("x-eth0", 100_000_000, 100, 35.0, netem=False)
+
+
+def test_netem_shaper_command():
+    cmds = cfg.shaper_commands("x-eth1", 100_000_000, 100, 34.98, netem=True)
+    assert cmds == [
+        [
+            "tc",
+            "qdisc",
+            "replace",
+            "dev",
+            "x-eth1",
+            "root",
+            "handle",
+            "1:",
+            "netem",
+            "delay",
+            "35us",
+            "rate",
+            "100000000bit",
+            "24",
+            "limit",
+            "100",
+        ]
+    ]
+
+
+def test_delay_split_per_link():
+    # d = 71.8878 µs (the report's): d/2 = 35.9439, minus the gap 12 B = 0.96 µs -> 34.9839
+    assert cfg.netem_delay_us(71.8878, 100_000_000) == pytest.approx(34.9839)
+    assert cfg.netem_delay_us(0.0, 100_000_000) == 0.0
+    # tc reads whole µs (35) and the kernel keeps 64-ns ticks: 35000 // 64 = 546 -> 34.944 µs
+    assert cfg.netem_delay_arg(34.9839) == ("35us", 34.944)
+    assert cfg.netem_delay_arg(100.0) == ("100us", 99.968)  # 1562 ticks
+
+
+def test_netem_delay_reproduces_the_report_intercept():
+    # per hop: netem delay + (L + 38) / rate; the model: (L + 26) / rate + d/2; with L = s + 28
+    d, rate = 71.8878, 100_000_000
+    per_hop = cfg.netem_delay_us(d, rate)
+    for s in (56, 1472):
+        model = (s + 28 + 26) * 8 / 100 + d / 2
+        emulated = per_hop + cfg.wire_time_us(s + 28, rate)
+        assert emulated == pytest.approx(model)
+
+
+# --- offloads -------------------------------------------------------------------------------
+
+
+ETHTOOL_K = """Features for x-eth0:
+rx-checksumming: off
+tx-checksumming: off
+\ttx-checksum-ip-generic: off
+scatter-gather: off
+tcp-segmentation-offload: off
+generic-segmentation-offload: off
+generic-receive-offload: on
+large-receive-offload: off [fixed]
+"""
+
+
+def test_offload_command_and_check():
+    assert cfg.offload_command("d") == [
+        "ethtool", "-K", "d", "tso", "off", "gso", "off", "gro", "off", "lro", "off",
+        "tx", "off", "rx", "off", "sg", "off",
+    ]  # fmt: skip
+    assert cfg.offloads_still_on(ETHTOOL_K) == ["generic-receive-offload"]
+    assert cfg.offloads_still_on(ETHTOOL_K.replace(": on", ": off")) == []
+    # a feature ethtool does not report counts as not switched off
+    assert "scatter-gather" in cfg.offloads_still_on("Features for d:\n")
+
+
+# --- dropper --------------------------------------------------------------------------------
+
+
+def test_netfilter_probability_is_cutoff_over_65536():
+    # rate 0.1: cutoff = floor(0.1 * 65535) = 6553; p = 6553 / 65536 = 0.0999908447265625
+    assert cfg.netfilter_probability("0.1") == "0.0999908447265625"
+    # iptables: lround(p * 2^31) = 6553 * 32768 = 214728704 (what iptables-nft installs)
+    assert cfg.netfilter_threshold("0.1") == 214_728_704
+    # 0.6: cutoff 39321 (not 39320), p = 39321 / 65536
+    assert Fraction(cfg.netfilter_probability("0.6")) == Fraction(39321, 65536)
+
+
+def test_netfilter_threshold_for_every_shared_cutoff_vector():
+    path = SPEC_DIR / "drop_decision_vectors.csv"
+    rows = [r for r in csv.reader(ln for ln in path.open() if not ln.startswith("#"))]
+    cutoffs = [(r[1], int(r[3])) for r in rows if r and r[0] == "cutoff"]
+    assert cutoffs
+    for rate, cutoff in cutoffs:
+        assert cfg.netfilter_threshold(rate) == cutoff * 32768, rate
+
+
+def test_netfilter_rules():
+    random = cfg.netfilter_rule({"mode": "random", "rate": "0.02"}, "192.168.2.2")
+    # 0.02 * 65535 = 1310.7 -> 1310; 1310 / 65536 = 0.019989013671875
+    assert random == [
+        "-t",
+        "mangle",
+        "-A",
+        "POSTROUTING",
+        "-d",
+        "192.168.2.2/32",
+        "-m",
+        "statistic",
+        "--mode",
+        "random",
+        "--probability",
+        "0.019989013671875",
+        "-j",
+        "DROP",
+    ]
+    regular = cfg.netfilter_rule({"mode": "regular", "every_n": 10}, "192.168.2.2")
+    # packets N, 2N, ...: --packet N-1 (spec/drop-decision.md)
+    assert regular[-10:] == [
+        "-m",
+        "statistic",
+        "--mode",
+        "nth",
+        "--every",
+        "10",
+        "--packet",
+        "9",
+        "-j",
+        "DROP",
+    ]
+    assert cfg.netfilter_rule({"mode": "random", "rate": "0"}, "x") is None
+    assert cfg.netfilter_rule({"mode": "random", "rate": "0.00001"}, "x") is None  # cutoff 0
+    assert cfg.netfilter_rule({"mode": "regular", "every_n": 0}, "x") is None
+    assert cfg.netfilter_rule({"mode": "off"}, "x") is None
+
+
+def test_rule_counter_parsing():
+    save = (
+        "*mangle\n:POSTROUTING ACCEPT [40:2400]\n"
+        "[2222:3330000] -A POSTROUTING -d 192.168.2.2/32 -m statistic --mode nth "
+        "--every 10 --packet 9 -j DROP\nCOMMIT\n"
+    )
+    assert cfg.parse_rule_packets(save) == 2222
+    assert cfg.parse_rule_packets("*mangle\nCOMMIT\n") == 0
+
+
+def test_module_writes():
+    assert cfg.module_writes({"mode": "random", "rate": "0.10"}, "192.168.2.2") == [
+        "mode random",
+        "0.1 192.168.2.2",
+    ]
+    assert cfg.module_writes({"mode": "regular", "every_n": 6}, "t") == ["mode regular", "every 6"]
+    assert cfg.module_writes({"mode": "off"}, "t") == ["mode random", "0 t"]
+    assert cfg.module_rate("1.0") == "1" and cfg.module_rate("0.166667") == "0.166667"
+    with pytest.raises(ValueError, match="9 decimals"):
+        cfg.module_rate("0.1234567891")
+
+
+# --- TCP profiles ---------------------------------------------------------------------------
+
+
+def test_every_linux_2_2_parameter_has_a_linux_mapping():
+    params = {p.name for p in profiles.get("linux-2.2").parameters}
+    mapped = set(cfg.LINUX_TCP["linux-2.2"])
+    assert params - mapped == set(), "map each new profile parameter in LINUX_TCP"
+    assert mapped - params == {"features 2.2 did not have"}
+    for name, m in cfg.LINUX_TCP["linux-2.2"].items():
+        assert m.note, name
+        assert m.settings or not m.exact or name == "segment size", name
+
+
+def test_linux_2_2_settings():
+    setup = cfg.tcp_setup("linux-2.2")
+    s = setup.sysctls
+    assert s["net.ipv4.tcp_congestion_control"] == "reno"
+    assert s["net.ipv4.tcp_sack"] == s["net.ipv4.tcp_timestamps"] == "1"
+    assert s["net.ipv4.tcp_window_scaling"] == "1"
+    assert s["net.ipv4.tcp_recovery"] == s["net.ipv4.tcp_early_retrans"] == "0"
+    assert s["net.ipv4.tcp_frto"] == "0" and s["net.ipv4.tcp_no_metrics_save"] == "1"
+    assert s["net.ipv4.tcp_moderate_rcvbuf"] == "0"
+    assert setup.route == {"rto_min": "200ms", "initcwnd": "2"}
+    # 65535 with tcp_adv_win_scale 1: half, 32767, in whole segments: 22 x 1448 = 31856
+    assert s["net.ipv4.tcp_rmem"] == "4096 65535 65535"
+    assert setup.socket == {"TCP_WINDOW_CLAMP": "31856"}
+    values = {p.name: p.value for p in profiles.get("linux-2.2").parameters}
+    assert values["receive buffer"].startswith("31856")
+    assert values["send buffer"].startswith("65535")
+    assert s["net.ipv4.tcp_wmem"].split()[1] == "65535"
+    assert cfg.route_command("192.168.1.1", "d", setup.route) == (
+        [
+            "ip",
+            "route",
+            "replace",
+            "default",
+            "via",
+            "192.168.1.1",
+            "dev",
+            "d",
+            "rto_min",
+            "200ms",
+            "initcwnd",
+            "2",
+        ]
+    )
+
+
+def test_linux_default_sets_nothing():
+    setup = cfg.tcp_setup("linux-default")
+    assert setup.sysctls == {} and setup.route == {} and setup.socket == {}
+
+
+@pytest.mark.parametrize("name", ["ns3-default", "linux-2.4", ""])
+def test_unknown_or_ns3_profiles_are_refused(name):
+    with pytest.raises(cfg.ProfileError, match=r"linux-2\.2, linux-default"):
+        cfg.check_profile(name)
+
+
+def test_ns3_default_refusal_says_why():
+    with pytest.raises(cfg.ProfileError, match="ns-3's TCP"):
+        cfg.check_profile("ns3-default")
+
+
+def test_sysctl_command_and_normalising():
+    assert cfg.sysctl_command({"a.b": "1", "c.d": "4096 65535 65535"}) == [
+        "sysctl", "-q", "-w", "a.b=1", "c.d=4096 65535 65535",
+    ]  # fmt: skip
+    assert cfg.normalise_sysctl("4096\t65535\t65535") == "4096 65535 65535"
+
+
+# --- self-check -----------------------------------------------------------------------------
+
+
+def test_line_rate_fraction():
+    # 100 000 writes at line rate take 100 000 x 1538 x 8 / 10^8 = 12.304 s: fraction 1
+    assert cfg.line_rate_fraction(100_000, 12.304, 100_000_000) == pytest.approx(1.0)
+    # the hardware's 12.311 s (Table 4.1)
+    assert cfg.line_rate_fraction(100_000, 12.311, 100_000_000) == pytest.approx(0.999431, 1e-5)
+    # report accounting: 1526 x 100000 / 12.304 = 12 402 470.7 B/s, the limit
+    assert pytest.approx(100e6 / 8 * 1526 / 1538) == 1526 * 100_000 / 12.304
+
+
+def test_delay_tolerance():
+    assert cfg.delay_ok(75.0, 71.9)
+    assert not cfg.delay_ok(90.0, 71.9)  # 18.1 > max(10, 0.15 x 71.9 = 10.8)
+    assert cfg.delay_ok(5.0, 0.0)
+
+
+# --- plan and place -------------------------------------------------------------------------
+
+
+def _caps(**kw):
+    base = dict(
+        kernel_release="6.18-test",
+        netem=False,
+        netem_error="Specified qdisc kind is unknown.",
+        congestion_control={"reno": True},
+        module_loaded=False,
+        module_loadable=False,
+        module_error="kernel 6.18-test cannot load modules",
+        netfilter=True,
+        netfilter_error="",
+    )
+    base.update(kw)
+    return net.Capabilities(**base)
+
+
+def _scenario(tmp_path: Path, delay, dropper="{mode: regular, every_n: 10}") -> sc.Scenario:
+    topo = json.loads(json.dumps(LIN2001))
+    topo["delay"] = delay
+    path = tmp_path / "t.yaml"
+    path.write_text(
+        json.dumps(
+            {
+                "description": "test",
+                "topology": topo,
+                "workload": {"kind": "tcp-blast", "writes": 100, "write_size_B": 1448},
+                "impairment": {"dropper": {"mode": "regular", "every_n": 10}},
+                "profiles": ["linux-2.2"],
+                "repetitions": 2,
+            }
+        )
+    )
+    return sc.load(path, "paper")
+
+
+def test_measured_delay_goes_to_the_vm_and_host_refuses(tmp_path):
+    s = _scenario(tmp_path, "measured")
+    delay_json = tmp_path / "d.json"
+    delay_json.write_text('{"one_way_delay_us": 71.8878}')
+    delay = mn.one_way_delay_us(s.settings, delay_json)
+    plan = mn.make_plan(s, "linux-2.2", delay, "auto", tmp_path / "r")
+    where, why = mn.decide_place(plan, "auto", _caps())
+    assert where == "vm" and "netem" in why
+    with pytest.raises(mn.BatchError, match=r"--place host.*lacks netem"):
+        mn.decide_place(plan, "host", _caps())
+    assert mn.decide_place(plan, "auto", _caps(netem=True))[0] == "host"
+
+
+def test_zero_delay_stays_on_the_host_unless_the_module_is_asked_for(tmp_path):
+    s = _scenario(tmp_path, 0)
+    plan = mn.make_plan(s, "linux-2.2", 0.0, "auto", tmp_path / "r")
+    assert mn.decide_place(plan, "auto", _caps())[0] == "host"
+    plan = mn.make_plan(s, "linux-2.2", 0.0, "module", tmp_path / "r")
+    assert mn.decide_place(plan, "auto", _caps())[0] == "vm"
+    with pytest.raises(mn.BatchError, match="dropper module"):
+        mn.decide_place(plan, "host", _caps())
+    assert mn.decide_place(plan, "vm", _caps())[0] == "vm"
+
+
+def test_measured_delay_needs_the_fitted_file(tmp_path):
+    s = _scenario(tmp_path, "measured")
+    with pytest.raises(mn.BatchError, match="--delay-json"):
+        mn.one_way_delay_us(s.settings, None)
+
+
+def test_plan_skips_runs_already_written(tmp_path):
+    s = _scenario(tmp_path, 0)
+    results = tmp_path / "r"
+    done = mn.run_path(results, s.name, "linux-2.2", "base", 1)
+    done.parent.mkdir(parents=True)
+    done.write_text("{}")
+    plan = mn.make_plan(s, "linux-2.2", 0.0, "auto", results)
+    assert [(r["point"], r["repetition"]) for r in plan["runs"]] == [("base", 2)]
+    assert [r["path"] for r in plan["skipped"]] == [str(done)]
+    assert plan["runs"][0]["path"].endswith("mininet/t/linux-2.2/base/run2.json")
+
+
+def test_dropper_impl_from_the_scenario_when_present(tmp_path):
+    s = _scenario(tmp_path, 0)
+    assert mn.scenario_dropper_impl(s, None) == "auto"
+    assert mn.scenario_dropper_impl(s, "netfilter") == "netfilter"
+    s.settings["impairment"]["dropper"]["impl"] = "module"
+    assert mn.scenario_dropper_impl(s, None) == "module"
+
+
+def test_resolve_impl():
+    assert mn.resolve_impl("auto", _caps(), "host") == "netfilter"
+    assert mn.resolve_impl("auto", _caps(module_loadable=True), "vm") == "module"
+    with pytest.raises(mn.BatchError, match="cannot load modules"):
+        mn.resolve_impl("module", _caps(), "host")
+    with pytest.raises(mn.BatchError, match="netfilter"):
+        mn.resolve_impl("netfilter", _caps(netfilter=False, netfilter_error="no"), "host")
+
+
+def test_selfcheck_evaluation_with_the_report_model():
+    # RTTs exactly on the report's line with d = 70: RTT = 2d + 4 (s + 54) / 12.5
+    rtts = {str(s): [140 + 4 * (s + 54) / 12.5] * 3 for s in (56, 256, 1408, 1472)}
+    raw = {
+        "tcp": {"writes": 5000, "elapsed_s": 5000 * 1538 * 8 / 1e8, "completed": True},
+        "ping_rtt_us": rtts,
+        "wall_s": 1.0,
+    }
+    plan = {"topology": {"rate_bps": 100_000_000}, "delay_us": 70.0}
+    out = mn.evaluate_selfcheck(raw, plan)
+    assert out["throughput"]["fraction_of_line_rate"] == pytest.approx(1.0)
+    assert out["throughput"]["ok"] is True
+    assert out["delay"]["fitted_two_point_us"] == pytest.approx(70.0)
+    assert out["delay"]["ok"] is True
+    assert mn.evaluate_selfcheck(raw, plan, "htb")["delay"]["ok"] is None
+
+
+def test_without_root_the_error_says_so(monkeypatch):
+    monkeypatch.setattr(net.os, "geteuid", lambda: 1000)
+    with pytest.raises(net.EmuError, match="needs root"):
+        net.need_root()
+    assert mn.main(["cleanup"]) == 2
