@@ -23,6 +23,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/reference.smk"
 include: "workflow/rules/ns3.smk"
+include: "workflow/rules/mininet.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
 

@@ -77,6 +77,10 @@ def _base() -> dict:
         (lambda d: d.update(profiles=["linux-9"]), ["profiles.0", "'linux-9'", "linux-2.2"]),
         (lambda d: d.update(topology={"use": "nowhere"}), ["topology.use", "'nowhere'"]),
         (lambda d: d["workload"].update(writes=-5), ["workload", "-5"]),
+        (
+            lambda d: d["impairment"]["dropper"].update(impl="ebpf"),
+            ["impairment.dropper.impl", "'ebpf'", "'netfilter'"],
+        ),
     ],
 )
 def test_errors_name_file_key_value_and_accepted(tmp_path, change, expected):
@@ -102,3 +106,10 @@ def test_random_mode_without_rate_is_an_error(tmp_path):
 def test_unknown_scale_is_an_error():
     with pytest.raises(ScenarioError, match="'huge'"):
         scenario.load("random-drop", "huge")
+
+
+def test_dropper_impl_is_accepted(tmp_path):
+    data = _base()
+    data["impairment"]["dropper"]["impl"] = "netfilter"
+    loaded = scenario.load(_write(tmp_path, data), "paper", KNOWN_PROFILES)
+    assert loaded.settings["impairment"]["dropper"]["impl"] == "netfilter"

@@ -7,6 +7,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from emusim import hardware as hw
+from emusim import mininet_config
 from emusim import ns3 as ns3mod
 from emusim import profiles as tcp_profiles
 from emusim import scenario as sc
@@ -138,6 +139,16 @@ def pathology_traces():
     ]
 
 
+def mininet_profiles(name):
+    """The scenario's profiles that have a Linux meaning (config/tcp_profiles.yaml's ns-3-only
+    ones have none); the Mininet backend runs these."""
+    return [p for p in SCENARIOS[name].profiles if p in mininet_config.MININET_PROFILES]
+
+
+def mininet_batch_paths(name):
+    return [f"{RESULTS}/mininet/{name}/{p}/batch.json" for p in mininet_profiles(name)]
+
+
 def backend_tables(wildcards):
     """Input function: the tidy per-run tables of the scenario's backends."""
     return backend_tables_of(wildcards.scenario)
@@ -150,6 +161,8 @@ def backend_tables_of(name):
         tables.append(f"{RESULTS}/hardware/{name}.csv")
     if "ns3" in BACKENDS:
         tables.append(f"{RESULTS}/ns3/{name}.csv")
+    if "mininet" in BACKENDS and mininet_profiles(name):
+        tables.append(f"{RESULTS}/mininet/{name}.csv")
     return tables
 
 

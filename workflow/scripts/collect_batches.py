@@ -1,0 +1,30 @@
+"""Rule mininet_collect: the run JSONs a backend's batches list, to its tidy per-run table."""
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log
+
+from emusim.collect import read_runs, tidy
+
+log = _log.setup(snakemake)  # noqa: F821
+paths = []
+for batch in snakemake.input.batches:  # noqa: F821
+    info = json.loads(Path(batch).read_text())
+    paths += info["run_files"]
+    check = info.get("selfcheck", {})
+    log.info(
+        "%s: %d runs, place %s, kernel %s, self-check %s",
+        batch,
+        len(info["run_files"]),
+        info.get("place"),
+        info.get("kernel_release"),
+        check.get("ok", check),
+    )
+frame = tidy(read_runs(paths), snakemake.params.scenario)  # noqa: F821
+frame.to_csv(snakemake.output[0], index=False)  # noqa: F821
+log.info(
+    "%d runs, %d not ok", len(frame), int((frame["status"] != "ok").sum()) if len(frame) else 0
+)
