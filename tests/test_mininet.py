@@ -19,9 +19,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import yaml
 from scipy.stats import binom
 
 from emusim import mininet_config as cfg
+from emusim import scenario as sc
 from emusim import vm
 from emusim.paths import REPO_ROOT
 
@@ -30,16 +32,10 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)"),
 ]
 
+# The report's testbed as the scenarios use it (scenarios/topologies/lin2001.yaml).
 TOPOLOGY = {
-    "hosts": {
-        "sender": {"name": "madrid", "address": "192.168.1.2"},
-        "router": {"name": "dublin", "addresses": ["192.168.1.1", "192.168.2.1"]},
-        "receiver": {"name": "prague", "address": "192.168.2.2"},
-    },
-    "link_rate_Mbps": 100,
+    **yaml.safe_load((sc.SCENARIO_DIR / "topologies" / "lin2001.yaml").read_text()),
     "delay": 0,
-    "router_queue_packets": 100,
-    "host_queue_packets": 100,
 }
 REPORT_DELAY_US = 71.8878
 

@@ -10,6 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import yaml
 
 from emusim import mininet as mn
 from emusim import mininet_config as cfg
@@ -18,16 +19,10 @@ from emusim import profiles
 from emusim import scenario as sc
 from emusim.paths import SPEC_DIR
 
+# The report's testbed as the scenarios use it (scenarios/topologies/lin2001.yaml).
 LIN2001 = {
-    "hosts": {
-        "sender": {"name": "madrid", "address": "192.168.1.2"},
-        "router": {"name": "dublin", "addresses": ["192.168.1.1", "192.168.2.1"]},
-        "receiver": {"name": "prague", "address": "192.168.2.2"},
-    },
-    "link_rate_Mbps": 100,
+    **yaml.safe_load((sc.SCENARIO_DIR / "topologies" / "lin2001.yaml").read_text()),
     "delay": "measured",
-    "router_queue_packets": 100,
-    "host_queue_packets": 100,
 }
 
 

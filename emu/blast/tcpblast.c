@@ -34,6 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BLAST_PROG "tcpblast"
+#include "blast-common.h"
+
 static volatile sig_atomic_t timed_out;
 
 static void on_alarm(int sig)
@@ -47,34 +50,6 @@ static void usage(void)
 	fprintf(stderr, "usage: tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S]\n"
 			"       tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S]\n");
 	exit(2);
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "tcpblast: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static unsigned long long parse_num(const char *text, const char *what, unsigned long long max)
-{
-	char *end;
-	unsigned long long value;
-
-	errno = 0;
-	value = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || value > max) {
-		fprintf(stderr, "tcpblast: bad %s %s\n", what, text);
-		exit(2);
-	}
-	return value;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* SIGALRM after timeout_s interrupts a blocking call (no SA_RESTART). */

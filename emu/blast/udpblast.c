@@ -33,40 +33,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#define BLAST_PROG "udpblast"
+#include "blast-common.h"
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: udpblast send -a ADDR [-p PORT] -n COUNT -s SIZE [-b SNDBUF] [-m MARKERS]\n"
 		"       udpblast recv [-p PORT] [-e EXPECT] [-i IDLE_MS] [-t TIMEOUT_S]\n");
 	exit(2);
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "udpblast: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static unsigned long long parse_num(const char *text, const char *what, unsigned long long max)
-{
-	char *end;
-	unsigned long long value;
-
-	errno = 0;
-	value = strtoull(text, &end, 10);
-	if (errno || end == text || *end || text[0] == '-' || value > max) {
-		fprintf(stderr, "udpblast: bad %s %s\n", what, text);
-		exit(2);
-	}
-	return value;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int sender(const char *addr, unsigned port, unsigned long long count, size_t size,

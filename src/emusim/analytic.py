@@ -35,9 +35,6 @@ from dataclasses import dataclass
 
 from emusim import constants
 
-MATHIS_C_NO_DELACK = math.sqrt(3 / 2)
-"""Mathis' constant for an ACK per segment (b = 1)."""
-
 
 @dataclass(frozen=True)
 class PathModel:
@@ -133,11 +130,6 @@ def data_rtt_s(one_way_delay_us: float, link_rate_bps: float = constants.LINK_RA
     ack_frame_b = 52 + constants.ETH_WRAPPER_REPORT_B
     serialisation_s = 2 * (constants.ETH_FRAME_REPORT_B + ack_frame_b) * 8 / link_rate_bps
     return 2 * one_way_delay_us * 1e-6 + serialisation_s
-
-
-def elapsed_s(writes: int, goodput: float) -> float:
-    """Time the report's blast of `writes` full segments takes at `goodput` segments/s."""
-    return writes / goodput
 
 
 def report_throughput_Bps(goodput: float) -> float:

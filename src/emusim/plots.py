@@ -628,7 +628,7 @@ def fig_ablation(
         return _save(fig, stem)
 
 
-def _sequence_panel(ax: Axes, slots: pd.DataFrame, trace: pd.DataFrame, title: str) -> None:
+def _sequence_panel(ax: Axes, slots: pd.DataFrame, title: str) -> None:
     """Segment against transmission number for a stretch of a run; drops, retransmissions
     and retransmission-timeout waits marked."""
     t = slots["t_s"].to_numpy()
@@ -701,7 +701,7 @@ def fig4_5_pathology(
             part = s.iloc[lo : lo + stretch]
             elapsed = float(traces[name]["t_s"].max())
             ax = fig.add_subplot(grid[0, j])
-            _sequence_panel(ax, part, traces[name], f"ns3, {name}: {elapsed:.1f} s in all")
+            _sequence_panel(ax, part, f"ns3, {name}: {elapsed:.1f} s in all")
             if j == 0:
                 ax.legend(loc="upper left", fontsize=7)
             retx = s[s["retransmission"]]

@@ -133,7 +133,9 @@ def summary(trace: pd.DataFrame) -> dict[str, float]:
         "data_packets": len(tx),
         "retransmissions": int(tx["value"].sum()),
         "dropper_drops": int(((trace["event"] == "drop") & (trace["value"] == 0)).sum()),
-        "fast_recoveries": int(((trace["event"] == "state") & (trace["value"] == 3)).sum()),
+        "fast_recoveries": int(
+            ((trace["event"] == "state") & (trace["value"] == STATE_RECOVERY)).sum()
+        ),
         "timeout_series": len(series),
         "timeouts_retransmission_lost": int(causes.get("retransmission lost", 0)),
         "timeouts_too_few_dupacks": int(causes.get("too few dupacks", 0)),

@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
+from emusim import mininet_config
 from emusim.collect import read_runs, tidy
 
 log = _log.setup(snakemake)  # noqa: F821
@@ -22,6 +23,15 @@ for batch in snakemake.input.batches:  # noqa: F821
         info.get("place"),
         info.get("kernel_release"),
         check.get("ok", check),
+    )
+scenario = snakemake.params.scenario  # noqa: F821
+skipped = [p for p in scenario.profiles if p not in mininet_config.MININET_PROFILES]
+if skipped:
+    log.warning(
+        "%s: profile(s) %s have no Linux meaning; Mininet ran %s only",
+        scenario.name,
+        skipped,
+        [p for p in scenario.profiles if p not in skipped],
     )
 frame = tidy(read_runs(paths), snakemake.params.scenario)  # noqa: F821
 frame.to_csv(snakemake.output[0], index=False)  # noqa: F821
