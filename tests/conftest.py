@@ -1,10 +1,12 @@
-"""Shared fixtures: the built ns-3 programs."""
+"""Shared fixtures: the built ns-3 programs; Mininet and the blast tools."""
 
 import subprocess
+import sys
 
 import pytest
 
 from emusim import ns3build
+from emusim.paths import REPO_ROOT
 
 
 @pytest.fixture(scope="session")
@@ -21,3 +23,25 @@ def run_json(cmd: list[str]) -> dict:
 
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="session")
+def mininet_ready():
+    """Mininet importable from .venv, the blast tools built, Debian's kernel and its headers
+    there for the VM (tools/setup mininet vm)."""
+    from emusim import vm
+
+    check = [sys.executable, "-c", "import mininet.node"]
+    tools = [REPO_ROOT / "build" / "emu" / t for t in ("tcpblast", "udpblast")]
+    try:
+        vm.find_kernel()
+        have_kernel = True
+    except vm.VMError:
+        have_kernel = False
+    mininet_missing = subprocess.run(check, capture_output=True).returncode
+    if mininet_missing or not have_kernel or not all(t.exists() for t in tools):
+        proc = subprocess.run(
+            [str(REPO_ROOT / "tools" / "setup"), "mininet", "vm"], capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    subprocess.run(["make", "-s", "-C", str(REPO_ROOT / "emu" / "blast")], check=True)

@@ -40,19 +40,6 @@ TOPOLOGY = {
 REPORT_DELAY_US = 71.8878
 
 
-@pytest.fixture(scope="session")
-def mininet_ready():
-    """Mininet importable from .venv and the blast tools built (tools/setup mininet)."""
-    check = [sys.executable, "-c", "import mininet.node"]
-    tools = [REPO_ROOT / "build" / "emu" / t for t in ("tcpblast", "udpblast")]
-    if subprocess.run(check, capture_output=True).returncode or not all(t.exists() for t in tools):
-        proc = subprocess.run(
-            [str(REPO_ROOT / "tools" / "setup"), "mininet"], capture_output=True, text=True
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-    subprocess.run(["make", "-s", "-C", str(REPO_ROOT / "emu" / "blast")], check=True)
-
-
 def write_scenario(path: Path, workload: dict, sweep: dict | None = None, **extra) -> Path:
     topo = dict(TOPOLOGY, **extra.pop("topology", {}))
     data = {
@@ -171,12 +158,17 @@ def test_rerun_resumes_and_redoes_only_a_deleted_run(host_batch):
     gone = base / "mode=regular+every_n=10/run1.json"
     before = keep.stat().st_mtime_ns
     proc = batch(scenario, results, "--place", "host", "--no-selfcheck")
-    assert proc.returncode == 0 and "nothing to do" in proc.stderr
+    assert proc.returncode == 0 and "every run is there; wrote" in proc.stderr
     gone.unlink()
     proc = batch(scenario, results, "--place", "host", "--no-selfcheck")
     assert proc.returncode == 0, proc.stderr
     assert "1 runs to do, 2 already there" in proc.stderr
     assert gone.exists() and keep.stat().st_mtime_ns == before
+    # the batch now spans the first session (self-checked) and the resume (not checked)
+    b = json.loads((base / "batch.json").read_text())
+    assert [s["runs_written"] for s in b["sessions"]] == [3, 1]
+    assert [s["selfcheck_run"] for s in b["sessions"]] == [True, False]
+    assert json.loads(gone.read_text())["provenance"]["batch_id"] == b["batch_id"]
 
 
 # --- (c) where a batch runs -------------------------------------------------------------------

@@ -113,3 +113,17 @@ def test_dropper_impl_is_accepted(tmp_path):
     data["impairment"]["dropper"]["impl"] = "netfilter"
     loaded = scenario.load(_write(tmp_path, data), "paper", KNOWN_PROFILES)
     assert loaded.settings["impairment"]["dropper"]["impl"] == "netfilter"
+
+
+def test_thinned_points_stride_the_first_axis_and_keep_the_others():
+    s = scenario.load("regular-1in6", "paper")
+    thin = s.thinned_points(3)
+    # iterations 10000 … 80000: every 3rd value (10000, 40000, 70000), both modes of each
+    assert [(p.values["iterations"], p.values["mode"]) for p in thin] == [
+        (n, m) for n in (10000, 40000, 70000) for m in ("regular", "random")
+    ]
+    assert s.thinned_points(1) == s.points
+    one_axis = scenario.load("random-drop", "paper")
+    assert one_axis.thinned_points(3) == one_axis.points[::3]
+    with pytest.raises(ValueError, match="stride 0"):
+        s.thinned_points(0)

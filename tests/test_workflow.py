@@ -7,46 +7,29 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from workflow_copy import SNAKEMAKE, copy_workflow
 
 from emusim import analytic, tcptrace
-from emusim.paths import REPO_ROOT
 
 pytestmark = [pytest.mark.ns3, pytest.mark.slow]
-
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-COPIED = ["Snakefile", "profiles", "config", "scenarios", "workflow", "data", "spec", "sim", "src"]
 
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory, ns3_programs):
     """A copy of the workflow that shares the built ns-3 programs (mtimes kept)."""
-    root = tmp_path_factory.mktemp("emusim")
-    for name in COPIED:
-        src = REPO_ROOT / name
-        if src.is_dir():
-            shutil.copytree(
-                src,
-                root / name,
-                copy_function=shutil.copy2,
-                ignore=shutil.ignore_patterns("__pycache__"),
-            )
-        else:
-            shutil.copy2(src, root / name)
-    (root / "build").mkdir()
-    shutil.copytree(ns3_programs, root / "build" / "ns3", copy_function=shutil.copy2)
-    return root
+    return copy_workflow(tmp_path_factory.mktemp("emusim"), ns3_programs)
 
 
 def snakemake(workdir: Path, *args: str, check=True) -> subprocess.CompletedProcess:
     env = dict(os.environ, EMUSIM_ROOT=str(workdir))
     proc = subprocess.run(
-        [*SNAKEMAKE, "--cores", "2", *args, "--config", "scale=quick"],
+        # Mininet has its own workflow test (test_workflow_mininet.py: root, a VM).
+        [*SNAKEMAKE, "--cores", "2", *args, "--config", "scale=quick", "backends=[hardware,ns3]"],
         cwd=workdir,
         env=env,
         capture_output=True,

@@ -27,6 +27,7 @@ SUMMARY_COLS = (
     "median_abs_rel_diff",
     "max_abs_rel_diff",
     "point_of_max",
+    "selfcheck",
 )
 
 
@@ -126,7 +127,8 @@ def summarise_comparisons(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """Per scenario, backend, profile and metric: n_points, median and max |rel_diff|, and where.
 
     ``n_points`` counts points with a defined rel_diff (NaN, from a zero reference, is left
-    out); ``point_of_max`` is the point of the largest |rel_diff| (the first such if tied).
+    out); ``point_of_max`` is the point of the largest |rel_diff| (the first such if tied);
+    ``selfcheck`` the comparison's self-check verdict (emusim.selfcheck.flag), empty if none.
     """
     frames = [f for f in frames if len(f)]
     if not frames:
@@ -135,8 +137,11 @@ def summarise_comparisons(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     table = table[table["rel_diff"].notna()].assign(abs_rel_diff=lambda t: t["rel_diff"].abs())
     rows = []
     keys = ["scenario", "backend", "profile", "metric"]
+    if "selfcheck" not in table:
+        table["selfcheck"] = ""
     for key, group in table.groupby(keys, sort=False):
         worst = group["abs_rel_diff"].to_numpy().argmax()
+        verdicts = [v for v in pd.unique(group["selfcheck"].fillna("")) if v]
         rows.append(
             (
                 *key,
@@ -144,6 +149,7 @@ def summarise_comparisons(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
                 float(group["abs_rel_diff"].median()),
                 float(group["abs_rel_diff"].iloc[worst]),
                 group["point"].iloc[worst],
+                "; ".join(verdicts),
             )
         )
     return pd.DataFrame(rows, columns=list(SUMMARY_COLS))

@@ -3,11 +3,13 @@
     python -m emusim.mininet batch --scenario scenarios/NAME.yaml --scale {paper|quick}
         --profile PROFILE [--delay-json PATH] --results-dir RESULTS_ROOT
         [--place auto|host|vm] [--dropper-impl auto|module|netfilter] [--no-selfcheck]
+        [--repetitions N] [--point-stride K]
     python -m emusim.mininet cleanup [--all]
     python -m emusim.mininet capabilities
 
 `batch` runs every point and repetition of the scenario at that scale with one TCP profile
-(``linux-2.2`` or ``linux-default``) and writes
+(``linux-2.2`` or ``linux-default``), or a thinned design (every K-th value of the first axis,
+at most N repetitions; config.yaml `mininet.design`), and writes
 ``RESULTS_ROOT/mininet/NAME/PROFILE/POINT/run{k}.json`` (docs/results-schema.md), skipping
 runs already written, then ``RESULTS_ROOT/mininet/NAME/PROFILE/batch.json``: the self-check
 (line-rate fraction of a loss-free TCP blast, fitted ping delay against the configured one),
@@ -91,17 +93,29 @@ def make_plan(
     dropper_impl: str,
     results_dir: Path,
     selfcheck: bool = True,
+    repetitions: int | None = None,
+    point_stride: int = 1,
 ) -> dict:
-    """Everything the executor needs (it does not load the scenario again)."""
+    """Everything the executor needs (it does not load the scenario again).
+
+    ``repetitions`` (at most the scenario's) and ``point_stride`` thin the design: every
+    ``point_stride``-th value of the first sweep axis (`Scenario.thinned_points`).
+    """
     cfg.check_profile(profile)
+    if repetitions is not None and repetitions < 1:
+        raise BatchError(f"--repetitions {repetitions}: must be at least 1")
+    if point_stride < 1:
+        raise BatchError(f"--point-stride {point_stride}: must be at least 1")
+    points = scenario.thinned_points(point_stride)
+    reps = min(repetitions or scenario.repetitions, scenario.repetitions)
     if dropper_impl not in cfg.DROPPER_IMPLS:
         raise BatchError(
             f"--dropper-impl {dropper_impl!r}; accepted: {', '.join(cfg.DROPPER_IMPLS)}"
         )
     topo = cfg.Topology.from_settings(scenario.settings["topology"])
     runs, skipped = [], []
-    for point in scenario.points:
-        for rep in range(1, scenario.repetitions + 1):
+    for point in points:
+        for rep in range(1, reps + 1):
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
             entry = {
                 "point": point.id,
@@ -402,6 +416,7 @@ class BatchWriter:
         self.selfcheck: dict | None = None
         self.done = 0
         self.t0 = time.monotonic()
+        self.started_utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         self.t_start: float | None = None
         self.run_walls: list[float] = []
         self.written: list[str] = []
@@ -423,6 +438,8 @@ class BatchWriter:
             )
         elif kind == "SELFCHECK":
             self.selfcheck = evaluate_selfcheck(obj, self.plan, self.caps.get("shaper"))
+            # Recorded now, so runs of a session that is cut short still have theirs.
+            self.write_session(None)
             tp, d = self.selfcheck["throughput"], self.selfcheck["delay"]
             verdict = {True: "ok", False: "OFF", None: "n/a"}
             log(
@@ -490,11 +507,20 @@ class BatchWriter:
             f"{time.monotonic() - self.t0:.0f} s in batch)"
         )
 
-    def batch_json(self, vm_elapsed_s: float | None) -> dict:
+    def write_session(self, vm_elapsed_s: float | None) -> dict:
+        """This session's record (sessions/BATCH_ID.json beside batch.json); returns it."""
+        from emusim.runjson import write_atomically
+
+        record = self.session_json(vm_elapsed_s)
+        path = session_path(self.results_dir, self.plan)
+        write_atomically(path, json.dumps(record, indent=1, sort_keys=True, default=str) + "\n")
+        return record
+
+    def session_json(self, vm_elapsed_s: float | None) -> dict:
         plan = self.plan
-        all_runs = sorted({r["path"] for r in plan["runs"]} | {r["path"] for r in plan["skipped"]})
         boot = (self.t_start - self.t0) if (self.t_start and self.place == "vm") else None
         return {
+            "started_utc": self.started_utc,
             "scenario": plan["scenario"],
             "profile": plan["profile"],
             "scale": plan["scale"],
@@ -528,7 +554,6 @@ class BatchWriter:
             "git_revision": self.git,
             "runs_written": len(self.written),
             "runs_skipped": len(plan["skipped"]),
-            "run_files": all_runs,
         }
 
 
@@ -600,6 +625,8 @@ def run_batch(
     selfcheck: bool = True,
     vm_timeout_s: float | None = None,
     vm_cpus: int | None = None,
+    repetitions: int | None = None,
+    point_stride: int = 1,
 ) -> dict:
     """Run (or resume) a batch; returns batch.json's content."""
     from emusim import mininet_net as net
@@ -614,11 +641,20 @@ def run_batch(
     results_dir = Path(results_dir)
     delay_us = one_way_delay_us(scenario.settings, delay_json)
     impl = scenario_dropper_impl(scenario, dropper_impl)
-    plan = make_plan(scenario, profile, delay_us, impl, results_dir, selfcheck)
+    plan = make_plan(
+        scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions, point_stride
+    )
     batch_path = results_dir / BACKEND / scenario.name / profile / "batch.json"
-    if not plan["runs"] and batch_path.exists():
-        log(f"mininet: {scenario.name}/{profile}: every run is there, nothing to do")
-        return json.loads(batch_path.read_text())
+    run_files = sorted(r["path"] for r in plan["runs"] + plan["skipped"])
+    if not plan["runs"]:
+        out = compose_batch(run_files, None)
+        if out is not None:
+            _write_batch(batch_path, out)
+            log(f"mininet: {scenario.name}/{profile}: every run is there; wrote {batch_path} "
+                f"from {len(out['sessions'])} session record(s)")  # fmt: skip
+            return out
+        log(f"mininet: {scenario.name}/{profile}: every run is there, but not the record of "
+            "the session that ran some: a session for the self-check only")  # fmt: skip
     where, reason = decide_place(plan, place)
     log(
         f"mininet: {scenario.name}/{profile} at scale {scenario.scale}: "
@@ -634,12 +670,77 @@ def run_batch(
         vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
     if not writer.finished:
         raise BatchError("the batch ended before its last run (see the messages above)")
+    session = writer.write_session(vm_elapsed)
+    out = compose_batch(run_files, session)
+    _write_batch(batch_path, out)
+    log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
+    return out
+
+
+def session_path(results_dir: Path, plan: dict) -> Path:
+    return (
+        Path(results_dir) / BACKEND / plan["scenario"] / plan["profile"] / "sessions"
+        / f"{plan['batch_id']}.json"
+    )  # fmt: skip
+
+
+def _write_batch(path: Path, out: dict) -> None:
     from emusim.runjson import write_atomically
 
-    out = writer.batch_json(vm_elapsed)
-    write_atomically(batch_path, json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
-    log(f"mininet: wrote {batch_path} ({out['timings']['total_s']:.1f} s)")
-    return out
+    write_atomically(path, json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
+
+
+def _session_summary(s: dict) -> dict:
+    check = s.get("selfcheck") or {}
+    tput, delay = check.get("throughput", {}), check.get("delay", {})
+    return {
+        "batch_id": s["batch_id"],
+        "started_utc": s.get("started_utc"),
+        "place": s.get("place"),
+        "kvm": s.get("kvm"),
+        "kernel_release": s.get("kernel_release"),
+        "dropper_impl": s.get("dropper_impl"),
+        "runs_written": s.get("runs_written"),
+        "selfcheck_run": bool(check),
+        "fraction_of_line_rate": tput.get("fraction_of_line_rate"),
+        "throughput_ok": tput.get("ok"),
+        "delay_fitted_two_point_us": delay.get("fitted_two_point_us"),
+        "delay_ok": delay.get("ok"),
+    }
+
+
+def compose_batch(run_files: list[str], current: dict | None) -> dict | None:
+    """batch.json for these runs: the record of the latest session that wrote any (or the
+    current one), the run files, and a summary of every session that made one of them or
+    ran now. None when a run's session record is missing and there is no current session.
+
+    A batch may span sessions (an interrupted batch resumed; a rerun that found every run
+    there), so the self-check and facts of each session that made runs are kept.
+    """
+    ids: list[str] = []
+    for path in run_files:
+        bid = json.loads(Path(path).read_text())["provenance"].get("batch_id")
+        if bid and bid not in ids:
+            ids.append(bid)
+    sessions: dict[str, dict] = {}
+    for bid in ids:
+        rec = Path(run_files[0]).parents[1] / "sessions" / f"{bid}.json"
+        if rec.exists():
+            sessions[bid] = json.loads(rec.read_text())
+        elif current is None:
+            return None
+    if current is not None:
+        sessions[current["batch_id"]] = current
+    if not sessions:
+        return None
+    writers = [s for s in sessions.values() if s.get("runs_written")]
+    main = max(writers or list(sessions.values()), key=lambda s: s.get("started_utc") or "")
+    ordered = sorted(sessions.values(), key=lambda s: s.get("started_utc") or "")
+    return {
+        **main,
+        "run_files": run_files,
+        "sessions": [_session_summary(s) for s in ordered],
+    }
 
 
 def _run_in_vm(
@@ -725,6 +826,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--no-selfcheck", action="store_true")
     b.add_argument("--vm-timeout", type=float, help="seconds for the whole VM (default: scaled)")
     b.add_argument("--vm-cpus", type=int, help=f"virtual CPUs of the VM (default {VM_CPUS})")
+    b.add_argument("--repetitions", type=int, help="at most N repetitions of each point")
+    b.add_argument("--point-stride", type=int, default=1, help="every K-th point only")
     e = sub.add_parser("execute", help="(internal) run a plan here; prints EMUSIM- records")
     e.add_argument("--plan", required=True, type=Path)
     e.add_argument("--place", default="vm")
@@ -743,6 +846,7 @@ def main(argv: list[str] | None = None) -> int:
             run_batch(
                 scenario, args.profile, args.results_dir, args.delay_json, args.place,
                 args.dropper_impl, not args.no_selfcheck, args.vm_timeout, args.vm_cpus,
+                args.repetitions, args.point_stride,
             )  # fmt: skip
         elif args.cmd == "execute":
             plan = json.loads(args.plan.read_text())

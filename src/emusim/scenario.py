@@ -98,6 +98,18 @@ class Scenario:
     def workload_kind(self) -> str:
         return self.settings["workload"]["kind"]
 
+    def thinned_points(self, stride: int) -> tuple[Point, ...]:
+        """Every ``stride``-th value of the first sweep axis (from the first), with every
+        combination of the other axes: a coarser sweep of the same design."""
+        if stride < 1:
+            raise ValueError(f"point stride {stride}: must be at least 1")
+        if not self.axes:
+            return self.points
+        first = self.axes[0]
+        values = list(dict.fromkeys(repr(p.values[first]) for p in self.points))
+        keep = set(values[::stride])
+        return tuple(p for p in self.points if repr(p.values[first]) in keep)
+
     def point(self, point_id: str) -> Point:
         for p in self.points:
             if p.id == point_id:

@@ -18,7 +18,13 @@ rule stats:
 
 rule compare:
     input:
-        f"{RESULTS}/stats/{{scenario}}.csv",
+        stats=f"{RESULTS}/stats/{{scenario}}.csv",
+        # The emulation's self-check flags its rows (emusim.selfcheck).
+        batches=lambda wc: (
+            mininet_batch_paths(wc.scenario)
+            if wc.scenario in mininet_scenarios()
+            else []
+        ),
     output:
         f"{RESULTS}/compare/{{scenario}}.csv",
     log:

@@ -1,6 +1,7 @@
 # Configuration, scenarios and the target list: validated when the workflow loads, before any
 # job runs. Input functions live here too.
 import json
+import os
 from glob import glob
 
 from snakemake.exceptions import WorkflowError
@@ -11,6 +12,7 @@ from emusim import mininet_config
 from emusim import ns3 as ns3mod
 from emusim import profiles as tcp_profiles
 from emusim import scenario as sc
+from emusim import vm
 
 validate(config, "../schemas/config.schema.yaml")
 
@@ -21,7 +23,14 @@ RESULTS = f"{PREFIX}results"
 FIGURES = f"{PREFIX}figures"
 TABLES = f"{PREFIX}paper/tables"
 BACKENDS = config["backends"]
+if "mininet" in BACKENDS and os.geteuid() != 0:
+    raise WorkflowError(
+        "config backends: 'mininet' needs root (network namespaces, tc, netfilter); run as "
+        "root, or leave the emulation out: --config 'backends=[hardware,ns3]'"
+    )
 NS3_BINARY = "build/ns3/testbed-2001"
+DROPPER_MODULE = "kernel-dropper/dropper.ko"
+BLAST_TOOLS = ["build/emu/tcpblast", "build/emu/udpblast"]
 
 
 def _load_scenarios():
@@ -71,16 +80,24 @@ def ablation_scenarios():
 def ablation_run_paths(name):
     """The ns-3 runs of every ablation step for one scenario, thinned as config says."""
     s = SCENARIOS[name]
-    design = config.get("ablation", {}).get("design", {}).get(SCALE, {})
-    stride = design.get("point_stride", {}).get(name, 1)
-    reps = min(design.get("repetitions", s.repetitions), s.repetitions)
+    reps, stride = design_of("ablation", name)
     repeat = config.get("ns3", {}).get("repeat_deterministic", False)
     return [
         f"{RESULTS}/ns3/{name}/{step.profile.name}/{point.id}/run{k}.json"
         for step in tcp_profiles.ablation()
-        for point in s.points[::stride]
+        for point in s.thinned_points(stride)
         for k in ns3mod.repetitions_to_run(point, reps, repeat)
     ]
+
+
+def design_of(section, name):
+    """(repetitions, point stride) of a scenario in a thinned design (config SECTION.design
+    at this scale; `Scenario.thinned_points`); the scenario's own design where none is set.
+    """
+    s = SCENARIOS[name]
+    design = config.get(section, {}).get("design", {}).get(SCALE, {})
+    reps = min(design.get("repetitions", s.repetitions), s.repetitions)
+    return reps, design.get("point_stride", {}).get(name, 1)
 
 
 def trace_points(name):
@@ -147,6 +164,50 @@ def mininet_profiles(name):
 
 def mininet_batch_paths(name):
     return [f"{RESULTS}/mininet/{name}/{p}/batch.json" for p in mininet_profiles(name)]
+
+
+def mininet_scenarios():
+    """Scenarios the Mininet backend runs (configured, with a profile Linux can play)."""
+    if "mininet" not in BACKENDS:
+        return []
+    return [n for n in SCENARIOS if mininet_profiles(n)]
+
+
+def mininet_batch_inputs(wildcards):
+    """The scenario, the blast tools, the fitted delay if it is measured, and the dropper
+    module if the batch may load it (a dropper with impl auto or module: the VM loads
+    kernel-dropper/dropper.ko).
+    """
+    s = SCENARIOS[wildcards.scenario]
+    inputs = {
+        "scenario": f"scenarios/{s.name}.yaml",
+        "profiles": "config/tcp_profiles.yaml",
+        "tools": BLAST_TOOLS,
+    }
+    if _ns3_delay_input(wildcards):
+        inputs["delay"] = f"{RESULTS}/delay/one_way_delay.json"
+    dropper = s.settings["impairment"]["dropper"]
+    uses_dropper = any(mininet_config.dropper_active(p.dropper) for p in s.points)
+    if uses_dropper and dropper.get("impl", "auto") in ("auto", "module"):
+        inputs["module"] = DROPPER_MODULE
+    return inputs
+
+
+def vm_kernel_release():
+    """The release of the kernel the emulation's VM boots (emusim.vm.find_kernel)."""
+    try:
+        return vm.find_kernel().release
+    except vm.VMError as err:
+        raise WorkflowError(f"the dropper module: {err}") from None
+
+
+def mininet_batch_args(wildcards, input):
+    """Command-line options of a batch: the fitted delay and the thinned design."""
+    reps, stride = design_of("mininet", wildcards.scenario)
+    args = [f"--repetitions {reps}", f"--point-stride {stride}"]
+    if "delay" in input.keys():
+        args.append(f"--delay-json {input.delay}")
+    return " ".join(args)
 
 
 def backend_tables(wildcards):
@@ -227,6 +288,11 @@ def all_targets():
     targets += [f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS]
     targets += [f"{RESULTS}/compare/{n}.csv" for n in compared_scenarios()]
     targets += [f"{RESULTS}/compare/summary.csv"]
+    if mininet_scenarios():
+        targets += [
+            f"{RESULTS}/mininet/selfcheck.csv",
+            f"{TABLES}/mininet_selfcheck.csv",
+        ]
     if trace_paths():
         targets += [f"{RESULTS}/traces/summary.csv"]
     if ablation_scenarios():

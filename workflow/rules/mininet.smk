@@ -1,12 +1,40 @@
 # The Mininet backend: one batch per scenario and TCP profile (emusim.mininet), on this host
-# when its kernel has what the scenario needs, else in one virtme-ng VM; then collect.
+# when its kernel has what the scenario needs, else in one virtme-ng VM; then collect, and
+# gather every batch's fidelity self-check into a table and a figure.
+
+
+rule dropper_module:
+    input:
+        "kernel-dropper/dropper.c",
+        "kernel-dropper/dropper_decision.h",
+        "kernel-dropper/Kbuild",
+    output:
+        DROPPER_MODULE,
+    log:
+        f"{PREFIX}logs/kernel-dropper/build.log",
+    # Built against Debian's linux-headers-amd64 (tools/setup vm), for the kernel the VM boots.
+    params:
+        release=lambda wc: vm_kernel_release(),
+    shell:
+        "make -C kernel-dropper module KRELEASE={params.release} > {log:q} 2>&1"
+
+
+rule blast_tools:
+    input:
+        "emu/blast/tcpblast.c",
+        "emu/blast/udpblast.c",
+        "emu/blast/blast-common.h",
+    output:
+        BLAST_TOOLS,
+    log:
+        f"{PREFIX}logs/emu/blast.log",
+    shell:
+        "make -C emu/blast > {log:q} 2>&1"
 
 
 rule mininet_batch:
     input:
-        _ns3_delay_input,
-        scenario="scenarios/{scenario}.yaml",
-        profiles="config/tcp_profiles.yaml",
+        unpack(mininet_batch_inputs),
     output:
         f"{RESULTS}/mininet/{{scenario}}/{{profile}}/batch.json",
     log:
@@ -17,15 +45,13 @@ rule mininet_batch:
     resources:
         emulation=1,
     params:
-        delay=lambda wc, input: (
-            f"--delay-json {input[0]}" if _ns3_delay_input(wc) else ""
-        ),
+        args=mininet_batch_args,
         place=config.get("mininet", {}).get("place", "auto"),
         results=RESULTS,
         scale=SCALE,
     shell:
         "python -m emusim.mininet batch --scenario {input.scenario:q} --scale {params.scale}"
-        " --profile {wildcards.profile} {params.delay} --results-dir {params.results:q}"
+        " --profile {wildcards.profile} {params.args} --results-dir {params.results:q}"
         " --place {params.place} 2> {log:q}"
 
 
@@ -42,3 +68,18 @@ rule mininet_collect:
         scenario=lambda wc: SCENARIOS[wc.scenario],
     script:
         "../scripts/collect_batches.py"
+
+
+rule mininet_selfcheck:
+    input:
+        [p for n in mininet_scenarios() for p in mininet_batch_paths(n)],
+    output:
+        csv=f"{RESULTS}/mininet/selfcheck.csv",
+        tables=multiext(f"{TABLES}/mininet_selfcheck", ".csv", ".tex", ".html"),
+        figure=multiext(f"{FIGURES}/fig_mininet_selfcheck", ".pdf", ".png"),
+    log:
+        f"{PREFIX}logs/mininet/selfcheck.log",
+    conda:
+        "../envs/emusim.yaml"
+    script:
+        "../scripts/mininet_selfcheck.py"

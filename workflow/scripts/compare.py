@@ -8,14 +8,23 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
+from emusim import selfcheck
 from emusim.compare import compare, unmatched_points
 
 log = _log.setup(snakemake)  # noqa: F821
-stats = pd.read_csv(snakemake.input[0])  # noqa: F821
+stats = pd.read_csv(snakemake.input.stats)  # noqa: F821
 metrics = snakemake.params.metrics  # noqa: F821
-table = compare(stats, metrics)
+checks = selfcheck.table(snakemake.input.batches)  # noqa: F821
+table = selfcheck.flag(compare(stats, metrics), checks)
 table.to_csv(snakemake.output[0], index=False)  # noqa: F821
 log.info("%d comparisons of %s", len(table), ", ".join(metrics))
+flagged = table[~table["selfcheck"].isin(["", "ok"])]
+if len(flagged):
+    log.warning(
+        "%d comparison rows from batches whose self-check failed: %s",
+        len(flagged),
+        sorted(set(map(tuple, flagged[["backend", "profile", "selfcheck"]].to_numpy()))),
+    )
 missing = unmatched_points(stats, metrics)
 if len(missing):
     log.warning("points without a counterpart:\n%s", missing.to_string())

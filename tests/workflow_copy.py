@@ -1,0 +1,38 @@
+"""A copy of the workflow for tests that run Snakemake (test_workflow*.py, test_paper.py)."""
+
+import shutil
+import sys
+from pathlib import Path
+
+from emusim.paths import REPO_ROOT
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+COPIED = ["Snakefile", "profiles", "config", "scenarios", "workflow", "data", "spec", "sim", "src"]
+
+
+def copy_workflow(root: Path, ns3_programs: Path, extra: tuple[str, ...] = ()) -> Path:
+    """The workflow's sources (and ``extra`` directories) copied under ``root``, mtimes kept,
+    with the built ns-3 programs in its build/."""
+    for name in (*COPIED, *extra):
+        src = REPO_ROOT / name
+        if src.is_dir():
+            shutil.copytree(
+                src,
+                root / name,
+                copy_function=shutil.copy2,
+                ignore=shutil.ignore_patterns(
+                    # a built module is left out: the workflow builds its own
+                    "__pycache__",
+                    "*.o",
+                    "*.ko",
+                    "*.mod*",
+                    "*.cmd",
+                    "Module.symvers",
+                    "modules.order",
+                ),
+            )
+        else:
+            shutil.copy2(src, root / name)
+    (root / "build").mkdir()
+    shutil.copytree(ns3_programs, root / "build" / "ns3", copy_function=shutil.copy2)
+    return root
