@@ -7,7 +7,7 @@ CORES ?= all
 .PHONY: setup study test lint format clean
 
 setup:
-	tools/setup base mininet vm
+	tools/setup base mininet vm paper
 
 study: setup
 	$(VENV)/snakemake all --cores $(CORES) --config scale=$(SCALE)
@@ -29,4 +29,4 @@ format:
 	$(VENV)/snakefmt Snakefile workflow/rules
 
 clean:
-	rm -rf results logs build figures/*.pdf figures/*.png paper/tables/* paper/build
+	rm -rf results logs build figures/*.pdf figures/*.png paper/tables/* paper/build paper/generated

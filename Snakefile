@@ -20,12 +20,16 @@ os.environ.update(
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/reference.smk"
 include: "workflow/rules/ns3.smk"
 include: "workflow/rules/mininet.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/paper.smk"
 
 
 rule all:

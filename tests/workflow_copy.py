@@ -33,6 +33,10 @@ def copy_workflow(root: Path, ns3_programs: Path, extra: tuple[str, ...] = ()) -
             )
         else:
             shutil.copy2(src, root / name)
+    # the paper's sources, not its outputs (paper/tables, paper/build of the paper scale)
+    (root / "paper").mkdir(exist_ok=True)
+    shutil.copy2(REPO_ROOT / "paper" / "paper.tex", root / "paper" / "paper.tex")
+    shutil.copytree(REPO_ROOT / "paper" / "sections", root / "paper" / "sections")
     (root / "build").mkdir()
     shutil.copytree(ns3_programs, root / "build" / "ns3", copy_function=shutil.copy2)
     return root

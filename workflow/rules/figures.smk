@@ -6,7 +6,13 @@ rule figure:
         unpack(_figure_inputs),
     output:
         pdf=f"{FIGURES}/{{stem}}.pdf",
-        png=f"{FIGURES}/{{stem}}.png",
+        # The HTML report (snakemake --report) shows the PNG, with the stem's caption.
+        png=report(
+            f"{FIGURES}/{{stem}}.png",
+            caption="../report/figure.rst",
+            category="Figures",
+            labels={"figure": "{stem}"},
+        ),
     log:
         f"{PREFIX}logs/figures/{{stem}}.log",
     wildcard_constraints:

@@ -12,6 +12,8 @@ rule dropper_module:
         DROPPER_MODULE,
     log:
         f"{PREFIX}logs/kernel-dropper/build.log",
+    conda:
+        "../envs/emusim.yaml"
     # Built against Debian's linux-headers-amd64 (tools/setup vm), for the kernel the VM boots.
     params:
         release=lambda wc: vm_kernel_release(),
@@ -28,6 +30,8 @@ rule blast_tools:
         BLAST_TOOLS,
     log:
         f"{PREFIX}logs/emu/blast.log",
+    conda:
+        "../envs/emusim.yaml"
     shell:
         "make -C emu/blast > {log:q} 2>&1"
 
@@ -47,7 +51,8 @@ rule mininet_batch:
     params:
         args=mininet_batch_args,
         place=config.get("mininet", {}).get("place", "auto"),
-        results=RESULTS,
+        # RESULTS, from the output: RESULTS/mininet/SCENARIO/PROFILE/batch.json
+        results=lambda wc, output: str(Path(output[0]).parents[3]),
         scale=SCALE,
     shell:
         "python -m emusim.mininet batch --scenario {input.scenario:q} --scale {params.scale}"

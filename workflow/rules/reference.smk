@@ -12,14 +12,14 @@ rule hardware_reference:
     conda:
         "../envs/emusim.yaml"
     params:
-        scenario=lambda wc: SCENARIOS[wc.scenario],
+        scenario=lambda wc: REFERENCE_SCENARIOS[wc.scenario],
     script:
         "../scripts/hardware_reference.py"
 
 
 rule delay_fit:
     input:
-        f"{RESULTS}/hardware/ping-sweep.csv",
+        f"{RESULTS}/hardware/{DELAY_SCENARIO}.csv",
     output:
         f"{RESULTS}/delay/one_way_delay.json",
     log:

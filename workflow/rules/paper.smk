@@ -1,0 +1,73 @@
+# The paper: its numbers and testbed tables generated from the results of this scale, then
+# paper/paper.tex built with latexmk into {PREFIX}paper/build/paper.pdf (`snakemake paper`).
+
+
+include: "paper_common.smk"
+
+
+rule paper_numbers:
+    input:
+        unpack(paper_number_inputs),
+    output:
+        numbers=f"{PAPER_GENERATED}/numbers.tex",
+        paths=f"{PAPER_GENERATED}/paths.tex",
+    log:
+        f"{PREFIX}logs/paper/numbers.log",
+    conda:
+        "../envs/emusim.yaml"
+    params:
+        scale=SCALE,
+        backends=BACKENDS,
+        scenarios=sc.scenario_names(),
+        profiles=paper_profiles(),
+        ablation_scenarios=config.get("ablation", {}).get("scenarios", []),
+        ablation_steps=[step.parameter for step in tcp_profiles.ablation()],
+        every_n=regular_every_n("regular-1in6"),
+        switches=paper_switches(),
+        available=lambda wc: {
+            "figure": paper_figure_stems(),
+            "table": paper_table_stems(),
+        },
+        figures_dir=FIGURES,
+        tables_dir=TABLES,
+    script:
+        "../scripts/paper_numbers.py"
+
+
+rule paper_tables:
+    input:
+        hosts="data/reference/hosts.csv",
+        interfaces="data/reference/interfaces.csv",
+        profiles="config/tcp_profiles.yaml",
+    output:
+        hosts=f"{PAPER_GENERATED}/testbed_hosts.tex",
+        interfaces=f"{PAPER_GENERATED}/testbed_interfaces.tex",
+        profiles=f"{PAPER_GENERATED}/tcp_profiles_compared.tex",
+    log:
+        f"{PREFIX}logs/paper/tables.log",
+    conda:
+        "../envs/emusim.yaml"
+    script:
+        "../scripts/paper_tables.py"
+
+
+rule paper:
+    input:
+        tex="paper/paper.tex",
+        sections=sorted(glob("paper/sections/*.tex")),
+        generated=rules.paper_numbers.output,
+        testbed=rules.paper_tables.output,
+        figures=lambda wc: [f"{FIGURES}/{s}.pdf" for s in paper_figure_stems()],
+        tables=lambda wc: [f"{TABLES}/{s}.tex" for s in paper_table_stems()],
+    output:
+        report(PAPER_PDF, caption="../report/paper.rst", category="Paper"),
+    log:
+        f"{PREFIX}logs/paper/latexmk.log",
+    conda:
+        "../envs/emusim.yaml"
+    params:
+        outdir=lambda wc, output: str(Path(output[0]).parent),
+        # The scale's generated files first, then the shared sources (\input{sections/...}).
+        texinputs=[PAPER_GENERATED, "paper"],
+    script:
+        "../scripts/paper_build.py"

@@ -1,0 +1,59 @@
+# Input and params functions of the paper's rules (paper.smk): what this scale produced.
+from pathlib import Path
+
+from emusim import paper_numbers as pn
+
+PAPER_GENERATED = f"{PREFIX}paper/generated"
+
+
+def paper_figure_stems():
+    """Stems of the figures this scale makes (the emulation's self-check only with Mininet)."""
+    stems = [Path(p).stem for p in figure_targets() if p.endswith(".pdf")]
+    return stems + (["fig_mininet_selfcheck"] if mininet_scenarios() else [])
+
+
+def paper_table_stems():
+    """Stems of the tables this scale makes, ablation and self-check where they run."""
+    stems = [Path(p).stem for p in table_targets() if p.endswith(".tex")]
+    stems += ["ablation"] if ablation_scenarios() else []
+    return stems + (["mininet_selfcheck"] if mininet_scenarios() else [])
+
+
+def paper_number_inputs(wildcards):
+    """Every result file the numbers come from that this scale produces."""
+    inputs = {
+        "published": "data/reference/published.csv",
+        "hosts": "data/reference/hosts.csv",
+        "profiles": "config/tcp_profiles.yaml",
+        "delay": f"{RESULTS}/delay/one_way_delay.json",
+        "summary": f"{RESULTS}/compare/summary.csv",
+    }
+    inputs.update({f"stats_{n}": f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS})
+    if trace_paths():
+        inputs["traces"] = f"{RESULTS}/traces/summary.csv"
+    if ablation_scenarios():
+        inputs["ablation"] = f"{RESULTS}/ablation/summary.csv"
+    if mininet_scenarios():
+        inputs["selfcheck"] = f"{RESULTS}/mininet/selfcheck.csv"
+    return inputs
+
+
+def paper_switches():
+    """The \\if switches of numbers.tex: which parts of the study ran at this scale."""
+    switches = {
+        "HardwareRan": "hardware" in BACKENDS,
+        "NsThreeRan": "ns3" in BACKENDS,
+        "MininetRan": bool(mininet_scenarios()),
+        "AblationRan": bool(ablation_scenarios()),
+        "TracesRan": bool(trace_paths()),
+        "PathologyRan": bool(pathology_traces()),
+    }
+    switches.update(
+        {pn.macro_name("Ran", n): n in SCENARIOS for n in sc.scenario_names()}
+    )
+    return switches
+
+
+def paper_profiles():
+    """Every profile name the text may use: the registry's and the emulation's own."""
+    return sorted(set(tcp_profiles.registry()) | set(mininet_config.MININET_PROFILES))

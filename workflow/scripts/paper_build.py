@@ -1,0 +1,18 @@
+"""Rule paper: the PDF from paper/paper.tex, with LaTeX's errors on stderr if it fails."""
+
+import sys
+from pathlib import Path
+
+from emusim import paperbuild
+
+params = snakemake.params  # noqa: F821
+try:
+    paperbuild.build(
+        Path(snakemake.input.tex),  # noqa: F821
+        Path(params.outdir),
+        [Path(p) for p in params.texinputs],
+        Path(snakemake.log[0]),  # noqa: F821
+    )
+except paperbuild.LatexError as err:
+    print(f"paper: LaTeX failed (full log: {snakemake.log[0]}):\n{err}", file=sys.stderr)  # noqa: F821
+    sys.exit(1)

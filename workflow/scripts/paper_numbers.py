@@ -1,0 +1,56 @@
+"""Rule paper_numbers: the paper's numbers (numbers.tex) and where its inputs are (paths.tex)."""
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log
+
+from emusim import paper_numbers as pn
+from emusim import profiles
+
+log = _log.setup(snakemake)  # noqa: F821
+inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
+# Names of the inputs this scale has (`in inp` would test the paths, not the names).
+named = set(inp.keys())
+
+
+def table(name: str) -> pd.DataFrame | None:
+    """A named input CSV, or None where the workflow did not make it at this scale."""
+    if name not in named:
+        return None
+    try:
+        return pd.read_csv(inp[name])
+    except pd.errors.EmptyDataError:  # a summary over no scenarios is an empty file
+        return None
+
+
+stats = {n: table(f"stats_{n}") for n in params.scenarios}
+published = pd.read_csv(inp.published, dtype={"table": str, "row_key": str})
+delay = json.loads(Path(inp.delay).read_text()) if "delay" in named else None
+numbers = pn.merge(
+    pn.constant_numbers(),
+    pn.testbed_numbers(pd.read_csv(inp.hosts)),
+    pn.profile_numbers(profiles.registry(Path(inp.profiles))),
+    pn.report_numbers(published),
+    pn.delay_numbers(delay, published),
+    pn.baseline_numbers(stats, params.profiles),
+    pn.sweep_numbers(stats, params.scenarios),
+    pn.comparison_numbers(table("summary"), params.scenarios, params.profiles),
+    pn.selfcheck_numbers(table("selfcheck")),
+    pn.ablation_numbers(table("ablation"), params.ablation_scenarios, params.ablation_steps),
+    pn.trace_numbers(table("traces"), stats.get("regular-1in6"), params.profiles, params.every_n),
+    {"Scale": pn.text(params.scale), "BackendsRun": pn.text(", ".join(params.backends))},
+)
+Path(out.numbers).write_text(
+    pn.render(numbers, params.switches, params.available, params.scale), encoding="utf-8"
+)
+Path(out.paths).write_text(
+    pn.render_paths(params.figures_dir, params.tables_dir, str(Path(out.paths).parent)),
+    encoding="utf-8",
+)
+na = sorted(k for k, v in numbers.items() if v == pn.NA)
+log.info("%d numbers, %d of them n/a at this scale", len(numbers), len(na))
