@@ -58,3 +58,15 @@ def test_missing_record_needs_a_session(tmp_path):
     assert out["batch_id"] == "aaaa" and out["dropper_impl"] == "module"
     assert [s["batch_id"] for s in out["sessions"]] == ["aaaa", "dddd"]
     assert selfcheck.batch_row(out)["selfcheck"] == "ok"
+
+
+def test_runs_without_records_are_described_by_their_provenance(tmp_path):
+    runs = write_runs(tmp_path, ["eeee"])
+    rec = json.loads(Path(runs[0]).read_text())
+    rec["provenance"].update(place="vm", kernel_release="6.1", dropper_impl_batch="module")
+    Path(runs[0]).write_text(json.dumps(rec))
+    now = session("ffff", "2026-01-03T00:00:00Z", 0, True, impl="none")
+    out = compose_batch(runs, now)
+    assert out["dropper_impl"] == "module" and out["kernel_release"] == "6.1"
+    # the self-check is this session's, the only one there is
+    assert out["selfcheck"] == now["selfcheck"]

@@ -161,7 +161,7 @@ def test_interrupted_sweep_resumes_without_redoing_runs(workdir):
     shutil.rmtree(runs_dir)
     env = dict(os.environ, EMUSIM_ROOT=str(workdir))
     proc = subprocess.Popen(
-        [*SNAKEMAKE, "--cores", "1", "all", "--config", "scale=quick"],
+        [*SNAKEMAKE, "--cores", "1", "all", "--config", "scale=quick", "backends=[hardware,ns3]"],
         cwd=workdir,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -718,10 +718,13 @@ def compose_batch(run_files: list[str], current: dict | None) -> dict | None:
     there), so the self-check and facts of each session that made runs are kept.
     """
     ids: list[str] = []
+    provenance: dict[str, dict] = {}
     for path in run_files:
-        bid = json.loads(Path(path).read_text())["provenance"].get("batch_id")
+        prov = json.loads(Path(path).read_text())["provenance"]
+        bid = prov.get("batch_id")
         if bid and bid not in ids:
             ids.append(bid)
+            provenance[bid] = prov
     sessions: dict[str, dict] = {}
     for bid in ids:
         rec = Path(run_files[0]).parents[1] / "sessions" / f"{bid}.json"
@@ -736,6 +739,16 @@ def compose_batch(run_files: list[str], current: dict | None) -> dict | None:
     writers = [s for s in sessions.values() if s.get("runs_written")]
     main = max(writers or list(sessions.values()), key=lambda s: s.get("started_utc") or "")
     ordered = sorted(sessions.values(), key=lambda s: s.get("started_utc") or "")
+    if not writers and provenance:
+        # Runs from sessions without a record: what describes them is in their provenance,
+        # not in a session that only checked itself.
+        prov = provenance[ids[-1]]
+        main = {
+            **main,
+            **{k: prov.get(k) for k in ("place", "kvm", "kernel_release", "shaper")},
+            "dropper_impl": prov.get("dropper_impl_batch"),
+            "tcp_sysctls": prov.get("tcp_sysctls"),
+        }
     return {
         **main,
         "run_files": run_files,
