@@ -215,3 +215,11 @@ def test_aborted_runs_are_left_out_of_the_statistics():
     row = table[table["metric"] == "elapsed_s"].iloc[0]
     # The aborted run's 3 s is not an elapsed time; the timed-out run's 20 s is a lower bound.
     assert row["n"] == 2 and row["mean"] == pytest.approx(15.0)
+
+
+def test_equal_values_have_exactly_zero_spread():
+    # 161.06 fourteen times: numpy's plain std gives 2.8e-14 (rounding in the mean)
+    d = stats.describe([161.06] * 14)
+    assert d["mean"] == 161.06
+    assert d["sd_pop"] == 0.0 and d["sd_sample"] == 0.0 and d["mad"] == 0.0
+    assert d["ci95_low"] == d["ci95_high"] == 161.06

@@ -62,8 +62,11 @@ def describe(values: Sequence[float] | np.ndarray | pd.Series) -> dict[str, floa
     n = x.size
     if n == 0:
         return {"n": 0, **{col: np.nan for col in STAT_COLS[1:]}}
-    mean = float(x.mean())
-    sd_sample = float(x.std(ddof=1)) if n >= 2 else np.nan
+    # Deviations from the first value (the shifted-data method): the same statistics, but
+    # equal values give exactly 0 spread instead of rounding noise such as 2.8e-14.
+    d = x - x[0]
+    mean = float(x[0] + d.mean())
+    sd_sample = float(d.std(ddof=1)) if n >= 2 else np.nan
     if n >= 2:
         half = float(sps.t.ppf(0.975, n - 1)) * sd_sample / np.sqrt(n)
         ci = (mean - half, mean + half)
@@ -72,14 +75,14 @@ def describe(values: Sequence[float] | np.ndarray | pd.Series) -> dict[str, floa
     return {
         "n": n,
         "mean": mean,
-        "sd_pop": float(x.std(ddof=0)),
+        "sd_pop": float(d.std(ddof=0)),
         "sd_sample": sd_sample,
         "ci95_low": ci[0],
         "ci95_high": ci[1],
         "median": float(np.median(x)),
         "min": float(x.min()),
         "max": float(x.max()),
-        "mad": float(np.abs(x - mean).mean()),
+        "mad": float(np.abs(d - d.mean()).mean()),
     }
 
 

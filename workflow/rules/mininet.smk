@@ -81,7 +81,13 @@ rule mininet_selfcheck:
     output:
         csv=f"{RESULTS}/mininet/selfcheck.csv",
         tables=multiext(f"{TABLES}/mininet_selfcheck", ".csv", ".tex", ".html"),
-        figure=multiext(f"{FIGURES}/fig_mininet_selfcheck", ".pdf", ".png"),
+        figure=f"{FIGURES}/fig_mininet_selfcheck.pdf",
+        png=report(
+            f"{FIGURES}/fig_mininet_selfcheck.png",
+            caption="../report/mininet_selfcheck.rst",
+            category="Figures",
+            labels={"figure": "fig_mininet_selfcheck"},
+        ),
     log:
         f"{PREFIX}logs/mininet/selfcheck.log",
     conda:

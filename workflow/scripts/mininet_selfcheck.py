@@ -29,7 +29,7 @@ tables.write_table(
         "delay_tolerance_us": ".1f",
     },
 )
-plots.fig_selfcheck(checks, Path(snakemake.output.figure[0]).with_suffix(""))  # noqa: F821
+plots.fig_selfcheck(checks, Path(snakemake.output.figure).with_suffix(""))  # noqa: F821
 failed = checks[checks["selfcheck"] != "ok"]
 log.info("%d batches, %d outside tolerance", len(checks), len(failed))
 if len(failed):
