@@ -49,7 +49,8 @@ def test_every_point_has_mininet_runs_with_the_module_in_the_vm(study):
     )
     assert batch["place"] == "vm" and batch["dropper_impl"] == "module"
     assert batch["kernel_release"] and batch["kvm"] is False
-    runs = [json.loads(Path(p).read_text()) for p in batch["run_files"]]
+    # run_files are relative to the workflow's directory (the copy), two levels above `study`
+    runs = [json.loads((study.parents[1] / p).read_text()) for p in batch["run_files"]]
     # every point and repetition of the quick design, each run recording where it ran and how
     assert sorted((r["point"], r["repetition"]) for r in runs) == sorted(
         (p.id, k) for p in s.points for k in range(1, s.repetitions + 1)
