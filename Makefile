@@ -7,7 +7,7 @@ CORES ?= all
 .PHONY: setup study test lint format clean
 
 setup:
-	tools/setup base mininet vm paper
+	tools/setup base mininet vm paper testbed
 
 study: setup
 	$(VENV)/snakemake all --cores $(CORES) --config scale=$(SCALE)

@@ -25,6 +25,7 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/reference.smk"
+include: "workflow/rules/testbed.smk"
 include: "workflow/rules/ns3.smk"
 include: "workflow/rules/mininet.smk"
 include: "workflow/rules/analysis.smk"

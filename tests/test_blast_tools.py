@@ -60,6 +60,44 @@ def test_tcp_blast_over_loopback(tools):
     assert res["retransmissions"] == 0
 
 
+def _available_congestion_controls() -> list[str]:
+    path = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+    return path.read_text().split() if path.exists() else []
+
+
+def test_tcp_blast_client_sets_and_reports_its_congestion_control(tools):
+    available = _available_congestion_controls()
+    if len(available) < 2:
+        pytest.skip("one congestion control only: nothing to choose")
+    wanted = available[-1]  # not necessarily the default
+    port = free_port()
+    server = start([str(tools / "tcpblast"), "server", "-p", str(port)])
+    client = subprocess.run(
+        [str(tools / "tcpblast"), "client", "-a", "127.0.0.1", "-p", str(port),
+         "-n", "100", "-s", "1448", "-C", wanted],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert client.returncode == 0, client.stderr
+    res = json.loads(client.stdout)
+    server.communicate(timeout=30)
+    assert res["congestion_control"] == wanted
+    # every payload byte acknowledged, plus one each for the SYN and the FIN
+    assert res["bytes_acked"] == 100 * 1448 + 2
+
+
+def test_tcp_blast_client_refuses_an_unknown_congestion_control(tools):
+    port = free_port()
+    server = start([str(tools / "tcpblast"), "server", "-p", str(port), "-t", "5"])
+    client = subprocess.run(
+        [str(tools / "tcpblast"), "client", "-a", "127.0.0.1", "-p", str(port),
+         "-n", "1", "-s", "1448", "-C", "nosuchcc"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    server.kill()
+    server.communicate()
+    assert client.returncode == 1 and "TCP_CONGESTION" in client.stderr
+
+
 def test_tcp_blast_server_applies_the_window_clamp(tools):
     port = free_port()
     server = start([str(tools / "tcpblast"), "server", "-p", str(port), "-w", "31856"])

@@ -324,7 +324,7 @@ def test_linux_default_sets_nothing():
 
 @pytest.mark.parametrize("name", ["ns3-default", "linux-2.4", ""])
 def test_unknown_or_ns3_profiles_are_refused(name):
-    with pytest.raises(cfg.ProfileError, match=r"linux-2\.2, linux-default"):
+    with pytest.raises(cfg.ProfileError, match=r"linux-2\.2, linux-6\.1, linux-default"):
         cfg.check_profile(name)
 
 

@@ -3,15 +3,18 @@
  * tcpblast: the 2001 report's TCP blast test (§2.1, §3.1.1) for the Mininet backend.
  *
  *   tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S]
- *   tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S]
+ *   tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S] [-C CC]
  *
  * The client starts a CLOCK_MONOTONIC clock, connects, makes WRITES blocking write()s of SIZE
  * bytes, shuts its write side down (FIN after the data) and stops the clock when the server's
  * one-byte reply arrives. Before closing it reads TCP_INFO and prints one JSON object:
  * elapsed_s, writes, write_size_B, payload_bytes, packets_sent (tcpi_data_segs_out: data
  * segments, retransmissions included), retransmissions (tcpi_total_retrans), and facts of
- * the connection (MSS, peer window, RTT, cwnd). With -t the run stops after TIMEOUT_S
- * seconds and "completed" is false (its numbers are then lower bounds).
+ * the connection (MSS, peer window, RTT, cwnd, bytes acknowledged). With -t the run stops after
+ * TIMEOUT_S seconds and "completed" is false (its numbers are then lower bounds). -C sets the
+ * socket's congestion control (TCP_CONGESTION) before connecting; either way the algorithm
+ * the connection used is read back and printed as "congestion_control", so a run can prove
+ * which one it had.
  *
  * The server prints "READY <port>" once it listens, reads everything of one connection,
  * answers its FIN with one byte, and prints a JSON object (bytes_received, ...). -w sets
@@ -37,6 +40,9 @@
 #define BLAST_PROG "tcpblast"
 #include "blast-common.h"
 
+/* The kernel's CA_NAME_MAX (include/net/tcp.h), not exported to userspace. */
+#define CA_NAME_MAX 16
+
 static volatile sig_atomic_t timed_out;
 
 static void on_alarm(int sig)
@@ -48,7 +54,8 @@ static void on_alarm(int sig)
 static void usage(void)
 {
 	fprintf(stderr, "usage: tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S]\n"
-			"       tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S]\n");
+			"       tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S]"
+			" [-C CC]\n");
 	exit(2);
 }
 
@@ -81,10 +88,12 @@ static int tcp_info_of(int fd, struct tcp_info *info)
 }
 
 static int client(const char *addr, unsigned port, unsigned long long writes, size_t size,
-		  double timeout_s)
+		  double timeout_s, const char *cc)
 {
 	struct sockaddr_in sa;
 	struct tcp_info info;
+	char cc_used[CA_NAME_MAX] = "";
+	socklen_t cc_len = sizeof(cc_used) - 1;
 	unsigned long long done = 0;
 	char *buf, reply;
 	double start, end;
@@ -105,6 +114,8 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
 		die("socket");
+	if (cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) < 0)
+		die("TCP_CONGESTION");
 	arm_timeout(timeout_s);
 	start = now_s();
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -152,17 +163,21 @@ report:
 	end = now_s();
 	if (tcp_info_of(fd, &info) < 0)
 		die("getsockopt TCP_INFO");
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc_used, &cc_len) < 0)
+		die("getsockopt TCP_CONGESTION");
 	printf("{\"completed\": %s, \"elapsed_s\": %.9f, \"writes\": %llu, \"write_size_B\": %zu, "
 	       "\"writes_done\": %llu, \"payload_bytes\": %llu, \"packets_sent\": %u, "
 	       "\"segments_sent\": %u, \"retransmissions\": %u, \"snd_mss\": %u, "
 	       "\"peer_window_B\": %u, \"srtt_us\": %u, \"rttvar_us\": %u, \"snd_cwnd\": %u, "
 	       "\"snd_ssthresh\": %u, \"reordering\": %u, \"rto_us\": %u, "
-	       "\"rcv_wscale\": %u, \"snd_wscale\": %u, \"options\": %u}\n",
+	       "\"rcv_wscale\": %u, \"snd_wscale\": %u, \"options\": %u, "
+	       "\"bytes_acked\": %llu, \"congestion_control\": \"%s\"}\n",
 	       completed ? "true" : "false", end - start, writes, size, done,
 	       done * (unsigned long long)size, info.tcpi_data_segs_out, info.tcpi_segs_out,
 	       info.tcpi_total_retrans, info.tcpi_snd_mss, info.tcpi_snd_wnd, info.tcpi_rtt,
 	       info.tcpi_rttvar, info.tcpi_snd_cwnd, info.tcpi_snd_ssthresh, info.tcpi_reordering,
-	       info.tcpi_rto, info.tcpi_rcv_wscale, info.tcpi_snd_wscale, info.tcpi_options);
+	       info.tcpi_rto, info.tcpi_rcv_wscale, info.tcpi_snd_wscale, info.tcpi_options,
+	       (unsigned long long)info.tcpi_bytes_acked, cc_used);
 	fflush(stdout);
 	close(fd);
 	free(buf);
@@ -245,7 +260,7 @@ static int server(unsigned port, int clamp, double timeout_s)
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL;
+	const char *addr = NULL, *cc = NULL;
 	unsigned long long writes = 0;
 	unsigned port = 1026;
 	size_t size = 0;
@@ -261,7 +276,7 @@ int main(int argc, char **argv)
 	else
 		usage();
 	optind = 2;
-	while ((opt = getopt(argc, argv, "a:p:n:s:t:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:n:s:t:w:C:")) != -1) {
 		switch (opt) {
 		case 'a':
 			addr = optarg;
@@ -281,6 +296,14 @@ int main(int argc, char **argv)
 		case 'w':
 			clamp = (int)parse_num(optarg, "window clamp", 1 << 30);
 			break;
+		case 'C':
+			if (strlen(optarg) >= CA_NAME_MAX) {
+				fprintf(stderr, "tcpblast: congestion control name too long: %s\n",
+					optarg);
+				return 2;
+			}
+			cc = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -290,7 +313,7 @@ int main(int argc, char **argv)
 	if (is_client) {
 		if (!addr || !writes || !size)
 			usage();
-		return client(addr, port, writes, size, timeout_s);
+		return client(addr, port, writes, size, timeout_s, cc);
 	}
 	return server(port, clamp, timeout_s);
 }

@@ -8,7 +8,7 @@ worst |rel_diff| per scenario, backend, profile and metric (``results/compare/su
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -173,3 +173,80 @@ def axis_values(points: pd.Series | Sequence[str], name: str) -> pd.Series:
 
     index = points.index if isinstance(points, pd.Series) else None
     return pd.Series([one(p) for p in points], index=index, name=name, dtype=object).infer_objects()
+
+
+# --- two backends against each other, where there is no hardware -----------------------------
+
+#: Columns of a comparison between two backends (after the point's axis columns).
+BACKEND_COMPARE_COLS = ("metric", "reference", "other", "rel_diff", "status", "selfcheck")
+
+
+def run_status(runs: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(profile, point) → ``ok``, or the worst status among the point's runs (``timeout``:
+    its numbers are lower bounds; ``aborted``: TCP gave up, left out of the statistics)."""
+    out: dict[tuple[str, str], str] = {}
+    if runs is None or runs.empty:
+        return out
+    for (profile, point), group in runs.groupby(["profile", "point"], sort=False):
+        statuses = set(group["status"])
+        bad = [s for s in ("aborted", "timeout") if s in statuses]
+        out[(profile, point)] = (
+            f"{bad[0]} ({int(group['status'].isin(bad).sum())} of {len(group)} runs)"
+            if bad
+            else "ok"
+        )
+    return out
+
+
+def compare_backends(
+    stats: pd.DataFrame,
+    points: pd.DataFrame,
+    metrics: Sequence[str],
+    reference: str,
+    other: str,
+    skipped: Mapping[tuple[str, str], str],
+    statuses: Mapping[str, Mapping[tuple[str, str], str]],
+    selfcheck: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Every cell of a scenario: ``reference`` against ``other`` per profile, point and metric,
+    ``rel_diff = (reference − other) / reference`` (the reference plays the hardware's part).
+
+    ``points`` has the columns profile, point and the axis columns, one row per cell of the
+    design, so a cell one backend did not run still has a row. ``skipped`` maps (backend,
+    point) to why that backend did not run it (a variant it lacks: ``not implemented: …``);
+    ``statuses`` maps backend → (profile, point) → run status (`run_status`); ``selfcheck``
+    maps a profile to the emulation's self-check verdict. ``status`` is ``ok``, or what makes
+    the row's numbers missing or partial, per backend.
+    """
+    means = stats[stats["metric"].isin(metrics)].set_index(
+        ["backend", "profile", "point", "metric"]
+    )["mean"]
+    rows = []
+    for cell in points.to_dict("records"):
+        profile, point = cell["profile"], cell["point"]
+        for metric in metrics:
+            values, notes = {}, []
+            for backend in (reference, other):
+                values[backend] = means.get((backend, profile, point, metric), np.nan)
+                if (backend, point) in skipped:
+                    notes.append(f"{backend}: {skipped[(backend, point)]}")
+                    continue
+                status = statuses.get(backend, {}).get((profile, point))
+                if status is None:
+                    notes.append(f"{backend}: not run")
+                elif status != "ok":
+                    notes.append(f"{backend}: {status}")
+            rows.append(
+                {
+                    **cell,
+                    "metric": metric,
+                    "reference": values[reference],
+                    "other": values[other],
+                    "rel_diff": rel_diff(values[reference], values[other]),
+                    "status": "; ".join(notes) or "ok",
+                    "selfcheck": (selfcheck or {}).get(profile, ""),
+                }
+            )
+    columns = [*points.columns, *BACKEND_COMPARE_COLS]
+    out = pd.DataFrame(rows, columns=columns)
+    return out.rename(columns={"reference": reference, "other": other})

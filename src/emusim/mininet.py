@@ -8,8 +8,8 @@
     python -m emusim.mininet capabilities
 
 `batch` runs every point and repetition of the scenario at that scale with one TCP profile
-(``linux-2.2`` or ``linux-default``), or a thinned design (every K-th value of the first axis,
-at most N repetitions; config.yaml `mininet.design`), and writes
+(``linux-2.2``, ``linux-6.1`` or ``linux-default``), or a thinned design (every K-th value of
+the first axis, at most N repetitions; config.yaml `mininet.design`), and writes
 ``RESULTS_ROOT/mininet/NAME/PROFILE/POINT/run{k}.json`` (docs/results-schema.md), skipping
 runs already written, then ``RESULTS_ROOT/mininet/NAME/PROFILE/batch.json``: the self-check
 (line-rate fraction of a loss-free TCP blast, fitted ping delay against the configured one),
@@ -20,6 +20,11 @@ Where it runs (``--place auto``): on this machine when its kernel has what the b
 one virtme-ng VM booting Debian's kernel (emusim.vm) for the whole batch. The guest runs
 ``python -m emusim.mininet execute --plan FILE`` and prints each run as one ``EMUSIM-RUN``
 line; this process writes the files, so an interrupted batch keeps every finished run.
+
+A point's TCP variant (config/tcp_variants.yaml) sets the sender socket's congestion control;
+the blast tool reads it back and a run whose connection had another one is an error. A variant
+without a Linux implementation is not run: the batch says so and lists its points in
+batch.json (``not_implemented``). Its kernel module is loaded where the batch runs.
 
 Root is needed. Whatever ends a batch (an error, Ctrl-C, SIGTERM), its namespaces, links,
 qdiscs and rules are removed; what a SIGKILLed batch leaves is removed by `cleanup`, which
@@ -43,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from emusim import mininet_config as cfg
+from emusim import variants as tcp_variants
 
 BACKEND = "mininet"
 LINE_PREFIX = "EMUSIM-"
@@ -113,8 +119,20 @@ def make_plan(
             f"--dropper-impl {dropper_impl!r}; accepted: {', '.join(cfg.DROPPER_IMPLS)}"
         )
     topo = cfg.Topology.from_settings(scenario.settings["topology"])
-    runs, skipped = [], []
+    runs, skipped, not_implemented = [], [], []
+    ccs: dict[str, dict] = {}
     for point in points:
+        cc = None
+        if point.variant is not None:
+            variant = tcp_variants.get(point.variant)
+            if variant.linux is None:
+                not_implemented.append(
+                    {"point": point.id, "variant": variant.name,
+                     "reason": tcp_variants.not_implemented(variant, BACKEND)}
+                )  # fmt: skip
+                continue
+            cc = variant.linux.congestion_control
+            _add_congestion_control(ccs, variant)
         for rep in range(1, reps + 1):
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
             entry = {
@@ -123,6 +141,9 @@ def make_plan(
                 "repetition": rep,
                 "workload": point.workload,
                 "dropper": point.dropper,
+                "link": point.link,
+                "variant": point.variant,
+                "congestion_control": cc,
                 "path": str(path),
             }
             (skipped if path.exists() else runs).append(entry)
@@ -139,7 +160,33 @@ def make_plan(
         "batch_id": cfg.new_batch_id(),
         "runs": runs,
         "skipped": skipped,
+        "not_implemented": not_implemented,
+        "congestion_controls": ccs,
     }
+
+
+def _add_congestion_control(ccs: dict[str, dict], variant) -> None:
+    """Record what the variant's congestion control needs loaded; two variants of a batch may
+    share one only with the same module parameters (they are kernel-wide)."""
+    linux = variant.linux
+    spec = {"module": linux.module, "module_parameters": dict(linux.module_parameters)}
+    known = ccs.setdefault(linux.congestion_control, spec)
+    if known != spec:
+        raise BatchError(
+            f"variant {variant.name}: congestion control {linux.congestion_control!r} with "
+            f"{spec} differs from another variant's {known} in the same batch; module "
+            "parameters are kernel-wide, so these variants need separate batches"
+        )
+
+
+def needs_link(plan: dict) -> bool:
+    """Whether the batch impairs a link (a topology with router2): netem is needed."""
+    return any(r.get("link") is not None for r in plan["runs"])
+
+
+def variant_modules(plan: dict) -> dict[str, str | None]:
+    """Congestion control → kernel module, of every TCP variant the batch runs."""
+    return {cc: spec["module"] for cc, spec in plan.get("congestion_controls", {}).items()}
 
 
 def scenario_dropper_impl(scenario, cli_value: str | None) -> str:
@@ -164,9 +211,14 @@ def decide_place(plan: dict, place: str, caps=None) -> tuple[str, str]:
     if place == "vm":
         return "vm", "asked for (--place vm)"
     if caps is None:
-        caps = net.capabilities(congestion_control(plan["profile"]))
+        caps = net.capabilities(congestion_control(plan["profile"]), variant_modules(plan))
     impl = plan["dropper_impl"] if needs_dropper(plan) else "auto"
-    missing = caps.missing(plan["delay_us"], congestion_control(plan["profile"]), impl)
+    missing = caps.missing(
+        plan["delay_us"], congestion_control(plan["profile"]), impl, variant_modules(plan),
+        needs_link(plan),
+    )  # fmt: skip
+    if any(spec["module_parameters"] for spec in plan.get("congestion_controls", {}).values()):
+        missing.append("a kernel of its own for module parameters (they are kernel-wide)")
     if not missing:
         return "host", f"kernel {caps.kernel_release} has what the batch needs"
     what = "; ".join(missing)
@@ -230,18 +282,53 @@ def resolve_impl(impl: str, caps, place_hint: str) -> str:
     )
 
 
+def bytes_delivered(res: dict) -> int:
+    """Payload bytes the receiver got: all of them when the transfer completed (the server
+    checks the count), else what it acknowledged by the cap (tcpi_bytes_acked counts the SYN
+    as one byte)."""
+    if res["completed"]:
+        return int(res["payload_bytes"])
+    return max(0, int(res.get("bytes_acked", 0)) - 1)
+
+
 def _tcp_metrics(res: dict, dropped: int) -> dict:
+    delivered = bytes_delivered(res)
     return {
         "elapsed_s": res["elapsed_s"],
         "writes": res["writes"],
         "write_size_B": res["write_size_B"],
         "payload_bytes": res["payload_bytes"],
+        "bytes_delivered": delivered,
+        "goodput_Bps": round(delivered / res["elapsed_s"], 3) if res["elapsed_s"] > 0 else 0.0,
         "packets_sent": res["packets_sent"],
         "retransmissions": res["retransmissions"],
         "rto_timeouts": res["rto_timeouts"],
         "fast_recoveries": res["fast_recoveries"],
         "packets_dropped": dropped,
     }
+
+
+def link_metrics(before: dict, after: dict) -> dict[str, int]:
+    """The impaired link's counters over one run, per direction: packets that reached its
+    lossy egress and those dropped there (random loss and queue overflow, netem's drops)."""
+    out = {}
+    for direction in cfg.LOSSY_EGRESS:
+        sent = after[direction]["packets"] - before[direction]["packets"]
+        dropped = after[direction]["drops"] - before[direction]["drops"]
+        out[f"link_packets_{direction}"] = sent + dropped
+        out[f"link_dropped_{direction}"] = dropped
+    return out
+
+
+def check_congestion_control(used: str, wanted: str | None, entry: dict) -> None:
+    """A run must have used the congestion control it claims: its variant's, or else the
+    profile's sysctl (None: the kernel's default, nothing to check)."""
+    if wanted is not None and used != wanted:
+        what = f"variant {entry['variant']}" if entry.get("variant") else "the profile"
+        raise BatchError(
+            f"run {entry['point']} rep {entry['repetition']}: the connection used congestion "
+            f"control {used!r}, not {wanted!r} of {what}"
+        )
 
 
 def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
@@ -252,13 +339,24 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
     w = entry["workload"]
     facts: dict[str, Any] = {}
     status = "ok"
+    link = entry.get("link")
+    if link is not None:
+        before = network.impair_link(str(link["loss"]), float(link["delay_ms"]))
     if w["kind"] == "tcp-blast":
+        cc = entry.get("congestion_control")
         res = network.tcp_blast(
             int(w["writes"]), int(w["write_size_B"]), plan["cap_s"],
-            setup.socket.get("TCP_WINDOW_CLAMP"),
+            setup.socket.get("TCP_WINDOW_CLAMP"), cc,
         )  # fmt: skip
+        check_congestion_control(
+            res["congestion_control"],
+            cc or setup.sysctls.get("net.ipv4.tcp_congestion_control"),
+            entry,
+        )
         dropped = dropper.dropped()
         metrics = _tcp_metrics(res, dropped)
+        if link is not None:
+            metrics.update(link_metrics(before, network.link_counters()))
         status = "ok" if res["completed"] else "timeout"
         if res["completed"] and res["server"]["bytes_received"] != res["payload_bytes"]:
             raise BatchError(
@@ -270,6 +368,7 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
             for k in (
                 "segments_sent", "snd_mss", "peer_window_B", "srtt_us", "snd_cwnd",
                 "snd_ssthresh", "loss_probes", "retrans_segs_netns", "writes_done",
+                "congestion_control", "bytes_acked",
             )
         }  # fmt: skip
         facts["server"] = res["server"]
@@ -333,12 +432,18 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
     if removed:
         log(f"mininet: removed leftovers of killed batches: {', '.join(removed)}")
     setup = cfg.tcp_setup(plan["profile"])
-    caps = net.capabilities(setup.sysctls.get("net.ipv4.tcp_congestion_control"))
+    caps = net.capabilities(
+        setup.sysctls.get("net.ipv4.tcp_congestion_control"), variant_modules(plan)
+    )
     impl_asked = plan["dropper_impl"] if needs_dropper(plan) else "auto"
-    missing = caps.missing(plan["delay_us"], congestion_control(plan["profile"]), impl_asked)
+    missing = caps.missing(
+        plan["delay_us"], congestion_control(plan["profile"]), impl_asked,
+        variant_modules(plan), needs_link(plan),
+    )  # fmt: skip
     if missing:
         raise BatchError(f"kernel {caps.kernel_release} ({place}) lacks " + "; ".join(missing))
     impl = resolve_impl(plan["dropper_impl"], caps, place) if needs_dropper(plan) else "none"
+    variant_facts = net.load_variant_modules(plan.get("congestion_controls", {}), place)
     topo = cfg.Topology(**plan["topology"])
     spec = net.NetSpec(topo, plan["batch_id"], plan["delay_us"], caps.netem, setup)
     network = net.Network(spec)
@@ -367,6 +472,7 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
                     else 0.0,
                     "setup_s": round(time.monotonic() - t_start, 3),
                     "tools": _tool_versions(),
+                    "variants": variant_facts,
                 },
             )
             if plan["selfcheck"]:
@@ -486,6 +592,9 @@ class BatchWriter:
                 "wall_s": obj["wall_s"],
                 "batch_id": plan["batch_id"],
                 "rng": "kernel RNG (not seedable): seed is null",
+                "variant": entry.get("variant"),
+                # what the connection used, read back with TCP_CONGESTION after the transfer
+                "congestion_control": (obj.get("mininet") or {}).get("congestion_control"),
             },
         }
         run = assemble(meta, obj, BACKEND)
@@ -554,6 +663,9 @@ class BatchWriter:
             "git_revision": self.git,
             "runs_written": len(self.written),
             "runs_skipped": len(plan["skipped"]),
+            # TCP variants: the modules loaded, and the points of variants Linux lacks
+            "variants": self.caps.get("variants"),
+            "not_implemented": plan.get("not_implemented", []),
         }
 
 
@@ -645,6 +757,9 @@ def run_batch(
         scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions, point_stride
     )
     batch_path = results_dir / BACKEND / scenario.name / profile / "batch.json"
+    for variant in sorted({n["variant"] for n in plan["not_implemented"]}):
+        points = [n for n in plan["not_implemented"] if n["variant"] == variant]
+        log(f"mininet: {len(points)} point(s) not run: {points[0]['reason']}")
     run_files = sorted(r["path"] for r in plan["runs"] + plan["skipped"])
     if not plan["runs"]:
         out = compose_batch(run_files, None)

@@ -22,13 +22,22 @@ namespaces. docs/mininet.md explains each choice.
 - Dropper: netfilter rules with xt_statistic exactly as spec/drop-decision.md says, in the
   router's mangle POSTROUTING chain (after routing, right before the device queue: where the
   report's hook in dev_queue_xmit and the kernel module's NF_INET_POST_ROUTING hook act).
-- TCP: `LINUX_TCP` maps each parameter of config/tcp_profiles.yaml's ``linux-2.2`` to the
-  sysctls, route attributes and socket options of a modern kernel, or says why it cannot.
+- TCP: `LINUX_TCP` maps each parameter of config/tcp_profiles.yaml's ``linux-2.2`` and
+  ``linux-6.1`` to the sysctls, route attributes and socket options of a modern kernel, or
+  says why it cannot. A point's TCP variant sets the sender socket's congestion control
+  (TCP_CONGESTION), which the blast tool reads back (emusim.variants).
+- A fourth host (`router2`, the lossy-link family): a line of four namespaces; the link
+  between the routers loses packets at random in each direction (netem ``loss`` on both of its
+  egresses, before their queues) and its delay is applied on the next egress in each
+  direction, where no queue builds (`impaired_link_commands` says why that is the same).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import itertools
+import json
+import math
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -46,8 +55,8 @@ ENV_MARK = "EMUSIM_MININET_BATCH"
 """Environment variable carried by every process a batch starts in a namespace (its value is
 the batch's prefix), so `cleanup` finds the processes of a killed batch."""
 
-ROLES = {"sender": "s", "router": "r", "receiver": "c"}
-"""Node name suffix of each role of the scenario's topology."""
+ROLES = {"sender": "s", "router": "r", "router2": "q", "receiver": "c"}
+"""Node name suffix of each role of the scenario's topology (router2: a second router)."""
 
 IFNAMSIZ = 15
 
@@ -73,8 +82,19 @@ def intf_name(node: str, port: int) -> str:
 
 
 @dataclass(frozen=True)
+class Hop:
+    """One node of the line: its role, its interface names' keys and addresses, left to right
+    (a router has two: toward the sender, toward the receiver)."""
+
+    role: str
+    devs: tuple[str, ...]
+    addresses: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Topology:
-    """The three hosts and two links of a scenario, with /24 subnets per link."""
+    """The hosts of a scenario in a line, sender first: three (the report's testbed) or four
+    (with router2), one /24 per link."""
 
     sender: str
     router_in: str
@@ -84,36 +104,69 @@ class Topology:
     router_queue: int
     host_queue: int
     prefix_len: int = 24
+    router2_in: str | None = None
+    router2_out: str | None = None
 
     @classmethod
     def from_settings(cls, topo: dict) -> Topology:
         hosts = topo["hosts"]
-        router = hosts["router"]["addresses"]
-        if len(router) != 2:
-            raise ValueError(
-                f"key 'topology.hosts.router.addresses' has value {router!r}; the Mininet "
-                "backend needs two addresses (toward the sender, toward the receiver)"
-            )
+        routers = {}
+        for role in ("router", "router2"):
+            if role not in hosts:
+                continue
+            addresses = hosts[role]["addresses"]
+            if len(addresses) != 2:
+                raise ValueError(
+                    f"key 'topology.hosts.{role}.addresses' has value {addresses!r}; the "
+                    "Mininet backend needs two addresses (toward the sender, toward the receiver)"
+                )
+            routers[role] = addresses
         t = cls(
             sender=hosts["sender"]["address"],
-            router_in=router[0],
-            router_out=router[1],
+            router_in=routers["router"][0],
+            router_out=routers["router"][1],
             receiver=hosts["receiver"]["address"],
             rate_bps=round(float(topo["link_rate_Mbps"]) * 1_000_000),
             router_queue=int(topo["router_queue_packets"]),
             host_queue=int(topo["host_queue_packets"]),
+            router2_in=routers.get("router2", (None, None))[0],
+            router2_out=routers.get("router2", (None, None))[1],
         )
-        for a, b, what in (
-            (t.sender, t.router_in, "sender and router_in"),
-            (t.router_out, t.receiver, "router_out and receiver"),
-        ):
+        for (a, key_a), (b, key_b) in t.links():
             na = ipaddress.ip_interface(f"{a}/{t.prefix_len}").network
             if b not in [str(h) for h in na.hosts()]:
                 raise ValueError(
-                    f"topology: {what} ({a}, {b}) are not in one /{t.prefix_len}: the Mininet "
-                    "backend joins each pair by one link"
+                    f"topology: {key_a} and {key_b} ({a}, {b}) are not in one "
+                    f"/{t.prefix_len}: the Mininet backend joins each pair by one link"
                 )
         return t
+
+    def hops(self) -> list[Hop]:
+        """The nodes of the line, sender first."""
+        line = [
+            Hop("sender", ("sender",), (self.sender,)),
+            Hop("router", ("router_in", "router_out"), (self.router_in, self.router_out)),
+        ]
+        if self.router2_in is not None:
+            line.append(
+                Hop(
+                    "router2",
+                    ("router2_in", "router2_out"),
+                    (self.router2_in, str(self.router2_out)),
+                )
+            )
+        return [*line, Hop("receiver", ("receiver",), (self.receiver,))]
+
+    def links(self) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+        """Each link as ((address, device key) of its left end, (the same) of its right end)."""
+        line = self.hops()
+        return [
+            ((left.addresses[-1], left.devs[-1]), (right.addresses[0], right.devs[0]))
+            for left, right in itertools.pairwise(line)
+        ]
+
+    def routers(self) -> list[str]:
+        return [hop.role for hop in self.hops() if hop.role.startswith("router")]
 
 
 # --- shaper -----------------------------------------------------------------------------------
@@ -188,6 +241,80 @@ def shaper_commands(
             "limit", str(limit_packets),
         ],
     ]  # fmt: skip
+
+
+# --- the impaired link of a four-host line ------------------------------------------------------
+
+
+def netem_loss_percent(loss: str) -> str:
+    """netem's `loss random P%` argument for a loss probability given as a decimal string:
+    P = loss x 100 written exactly (tc turns the percentage into round(p x (2^32 - 1)), so the
+    probability netem applies is the scenario's to within 2^-32)."""
+    value = Decimal(loss)
+    if not 0 <= value <= 1:
+        raise ValueError(f"loss {loss!r} is outside [0, 1]")
+    return format((value * 100).normalize(), "f") + "%"
+
+
+def delay_line_packets(delay_us: float, rate_bps: float) -> int:
+    """How many full frames a link of `rate_bps` holds in flight over `delay_us`, plus one:
+    what netem's `limit` must hold beyond its queue where it delays (netem counts the packets
+    it delays in its queue)."""
+    return math.ceil(delay_us / wire_time_us(constants.IP_MTU_B, rate_bps)) + 1
+
+
+def _netem(dev: str, rate_bps: int, limit: int, delay_us: float = 0.0, loss: str = "0"):
+    argv = ["tc", "qdisc", "replace", "dev", dev, "root", "handle", "1:", "netem"]
+    argv += ["delay", netem_delay_arg(delay_us)[0]]
+    argv += ["rate", f"{rate_bps}bit", str(QDISC_OVERHEAD_B), "limit", str(limit)]
+    if Decimal(loss) > 0:
+        argv += ["loss", "random", netem_loss_percent(loss)]
+    return argv
+
+
+def impaired_link_commands(
+    topo: Topology, devs: dict[str, str], loss: str, delay_ms: float, base_delay_us: float = 0.0
+) -> dict[str, list[list[str]]]:
+    """role → the tc commands that give the router-router2 link one point's impairment.
+
+    Loss: netem ``loss random`` on both egresses of the link (router toward router2 for data,
+    router2 toward router for ACKs), with the link's rate and the router's queue: netem drops
+    a lost packet on enqueue, before its queue, as ns-3's DropperQueueDisc does. Delay: netem
+    ``delay`` on the next egress in each direction (router2 toward the receiver, router toward
+    the sender), whose limit also holds the packets in flight. netem counts the packets it
+    delays in its `limit`, so a delay on the lossy egress would shrink its 100-packet queue by
+    the packets on the wire; one hop on, packets arrive no faster than the link sends them, no
+    queue builds, and a constant delay there gives every packet the same arrival time as a
+    delay on the link itself. `base_delay_us` is the per-link netem delay of the topology's
+    own delay (`netem_delay_us`).
+    """
+    if topo.router2_in is None:
+        raise ValueError("the impaired link joins router and router2; this topology has none")
+    q, rate = topo.router_queue, topo.rate_bps
+    delay_us = float(delay_ms) * 1000 + base_delay_us
+    limit = q + delay_line_packets(delay_us, rate)
+    return {
+        "router": [
+            _netem(devs["router_out"], rate, q, base_delay_us, loss),
+            _netem(devs["router_in"], rate, limit, delay_us),
+        ],
+        "router2": [
+            _netem(devs["router2_in"], rate, q, base_delay_us, loss),
+            _netem(devs["router2_out"], rate, limit, delay_us),
+        ],
+    }
+
+
+LOSSY_EGRESS = {"forward": ("router", "router_out"), "reverse": ("router2", "router2_in")}
+"""The lossy egress of each direction of the impaired link: (role, device key)."""
+
+
+def parse_qdisc_stats(tc_json: str) -> dict[str, int]:
+    """Packets sent and dropped by the root qdisc in ``tc -s -j qdisc show dev X`` output."""
+    for qdisc in json.loads(tc_json):
+        if qdisc.get("root"):
+            return {"packets": int(qdisc["packets"]), "drops": int(qdisc["drops"])}
+    raise ValueError(f"no root qdisc in {tc_json[:200]!r}")
 
 
 # --- offloads ---------------------------------------------------------------------------------
@@ -446,6 +573,95 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
             "either (Reno without the fq qdisc does not pace)",
         ),
     },
+    "linux-6.1": {
+        "segment size": Mapping(
+            (), True, "MTU 1500 on every veth and timestamps on give MSS 1448 (tcpi_snd_mss)"
+        ),
+        "congestion control": Mapping(
+            (_sysctl("net.ipv4.tcp_congestion_control", "cubic"),),
+            True,
+            "CUBIC, Debian's default; a point's TCP variant replaces it on the sender's socket "
+            "(TCP_CONGESTION), read back after the transfer",
+        ),
+        "loss recovery": Mapping(
+            (
+                _sysctl("net.ipv4.tcp_recovery", "0"),
+                _sysctl("net.ipv4.tcp_early_retrans", "0"),
+                _sysctl("net.ipv4.tcp_frto", "0"),
+                _sysctl("net.ipv4.tcp_dsack", "0"),
+            ),
+            False,
+            "PRR with SACK, as ns-3's TcpPrrRecovery; RACK, tail loss probes, F-RTO and D-SACK "
+            "(on by default) are off because ns-3 3.44 has none of them. Linux's SACK "
+            "scoreboard and its undo of spurious reductions remain its own",
+        ),
+        "minimum RTO": Mapping(
+            (Setting("route", "rto_min", "200ms"),), True, "per-route rto_min (the default)"
+        ),
+        "timer granularity": Mapping(
+            (), False, "Linux's own: µs RTT samples, timers in 4 ms jiffies (HZ 250)"
+        ),
+        "data retries": Mapping(
+            (_sysctl("net.ipv4.tcp_retries2", "15"),), True, "tcp_retries2 = 15 (the default)"
+        ),
+        "initial cwnd": Mapping(
+            (Setting("route", "initcwnd", "10"),), True, "per-route initcwnd 10 (the default)"
+        ),
+        "delayed-ACK timeout": Mapping(
+            (), False, "Linux's own adaptive timer, 40-200 ms (no sysctl); rarely fires in bulk"
+        ),
+        "ACK frequency": Mapping(
+            (_sysctl("net.ipv4.tcp_comp_sack_nr", "0"),),
+            True,
+            "every second full segment, out-of-order data at once: SACK compression (which "
+            "delays SACKs, and ns-3 lacks) is off",
+        ),
+        "limited transmit": Mapping(
+            (), False, "no switch: SACKed segments leave flight, much as RFC 3042 does"
+        ),
+        "receive buffer": Mapping(
+            (
+                _sysctl("net.ipv4.tcp_rmem", "4096 4194304 4194304"),
+                _sysctl("net.ipv4.tcp_moderate_rcvbuf", "0"),
+                _sysctl("net.ipv4.tcp_adv_win_scale", "1"),
+                Setting("socket", "TCP_WINDOW_CLAMP", "2097152"),
+            ),
+            True,
+            "a fixed 4 MiB buffer without autotuning, half of it offered (6.1's "
+            "tcp_adv_win_scale 1); the receiver also clamps its window to 2 MiB",
+        ),
+        "send buffer": Mapping(
+            (_sysctl("net.ipv4.tcp_wmem", "4096 4194304 4194304"),),
+            False,
+            "a fixed 4 MiB; Linux charges each segment's truesize, about twice its payload on "
+            "a veth without offloads, so it holds about the profile's 2 MiB of payload",
+        ),
+        "initial RTO": Mapping((), True, "TCP_TIMEOUT_INIT, 1 s, the profile's value"),
+        "initial ssthresh": Mapping(
+            (_sysctl("net.ipv4.tcp_no_metrics_save", "1"),),
+            True,
+            "no metrics saved, the cache flushed before every run: every run starts at "
+            "TCP_INFINITE_SSTHRESH",
+        ),
+        "SACK": Mapping((_sysctl("net.ipv4.tcp_sack", "1"),), True, "tcp_sack = 1"),
+        "timestamps": Mapping((_sysctl("net.ipv4.tcp_timestamps", "1"),), True, "tcp_timestamps"),
+        "window scaling": Mapping(
+            (_sysctl("net.ipv4.tcp_window_scaling", "1"),), True, "tcp_window_scaling = 1"
+        ),
+        "TCP small queues": Mapping(
+            (), True, "Linux's own (tcp_limit_output_bytes and the pacing shift, defaults)"
+        ),
+        "features ns-3 lacks": Mapping(
+            (
+                _sysctl("net.ipv4.tcp_ecn", "0"),
+                _sysctl("net.ipv4.tcp_fastopen", "0"),
+                _sysctl("net.ipv4.tcp_mtu_probing", "0"),
+            ),
+            False,
+            "no ECN (nothing marks), Fast Open or MTU probing; no fq qdisc, so only a variant "
+            "that paces itself (BBR) paces",
+        ),
+    },
     "linux-default": {
         "segment size": Mapping((), True, "MTU 1500 and timestamps (the kernel's default)"),
         "kernel defaults": Mapping(
@@ -457,8 +673,9 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
     },
 }
 """Per Mininet profile: profile parameter name → how it is done on a modern Linux kernel.
-``linux-2.2`` covers every parameter of config/tcp_profiles.yaml's profile (a test checks it)
-plus the modern features 2.2 lacked; ``linux-default`` is the kernel as shipped."""
+``linux-2.2`` and ``linux-6.1`` cover every parameter of config/tcp_profiles.yaml's profile of
+that name (a test checks it) plus what ns-3 or 2.2 lacked; ``linux-default`` is the kernel as
+shipped."""
 
 MININET_PROFILES = tuple(LINUX_TCP)
 

@@ -1,4 +1,5 @@
-"""The Mininet backend's network: three Mininet hosts joined by two veth links, run as root.
+"""The Mininet backend's network: Mininet hosts in a line joined by veth links, run as root
+(three hosts for the report's testbed, four with a second router: the lossy-link family).
 
 Uses Mininet's own node and link classes (``mininet.node.Host``: a bash shell in a new network
 namespace; ``mininet.link.Link``: a veth pair made directly inside the two namespaces), not
@@ -16,6 +17,7 @@ of what a killed batch left behind.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import re
@@ -25,7 +27,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -116,13 +118,32 @@ class Capabilities:
     netfilter: bool
     netfilter_error: str
 
-    def missing(self, delay_us: float, cc: str | None, impl: str) -> list[str]:
-        """What a batch with this delay, congestion control and dropper needs but lacks."""
+    def missing(
+        self,
+        delay_us: float,
+        cc: str | None,
+        impl: str,
+        variant_ccs: Mapping[str, str | None] | None = None,
+        link: bool = False,
+    ) -> list[str]:
+        """What a batch with this delay, congestion control and dropper needs but lacks; also
+        the congestion controls of its TCP variants (name → module) and, with `link`, netem
+        for an impaired link's loss and delay."""
         out = []
         if delay_us > 0 and not self.netem:
             out.append(f"netem (sch_netem) for the {delay_us:g} µs delay: {self.netem_error}")
+        elif link and not self.netem:
+            out.append(f"netem (sch_netem) for the impaired link: {self.netem_error}")
         if cc and not self.congestion_control.get(cc, False):
             out.append(f"TCP congestion control {cc!r}")
+        for name, module in (variant_ccs or {}).items():
+            if not self.congestion_control.get(name, False):
+                out.append(
+                    f"TCP congestion control {name!r} (neither registered nor a loadable "
+                    f"module {module})"
+                    if module
+                    else f"TCP congestion control {name!r}"
+                )
         if impl == "module" and not (self.module_loaded or self.module_loadable):
             out.append(f"the dropper module: {self.module_error}")
         if impl == "netfilter" and not self.netfilter:
@@ -130,7 +151,31 @@ class Capabilities:
         return out
 
 
-def capabilities(cc: str | None = None) -> Capabilities:
+AVAILABLE_CC = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+
+
+def available_congestion_controls() -> set[str]:
+    """The congestion controls the running kernel has registered (built in or loaded)."""
+    try:
+        return set(AVAILABLE_CC.read_text().split())
+    except OSError:
+        return set()
+
+
+def module_loadable(module: str) -> bool:
+    """Whether `modprobe` would load (or finds built in) `module`, without loading it."""
+    if not Path("/proc/modules").exists():
+        return False
+    proc = subprocess.run(["modprobe", "-n", "-q", module], capture_output=True, check=False)
+    return proc.returncode == 0
+
+
+def capabilities(
+    cc: str | None = None, variant_ccs: Mapping[str, str | None] | None = None
+) -> Capabilities:
+    """What this kernel offers: `cc` is the profile's congestion control (set in a throwaway
+    namespace to see that it takes); `variant_ccs` maps the variants' congestion controls to
+    their modules, each available if registered or loadable."""
     release = os.uname().release
     netem, netem_err = _probe(
         ["sh", "-c", "ip link set lo up && tc qdisc add dev lo root netem delay 1us"]
@@ -139,6 +184,9 @@ def capabilities(cc: str | None = None) -> Capabilities:
     for name in {cc, "reno"} - {None}:
         ok, _ = _probe(["sysctl", "-q", "-w", f"net.ipv4.tcp_congestion_control={name}"])
         ccs[name] = ok
+    registered = available_congestion_controls()
+    for name, module in (variant_ccs or {}).items():
+        ccs[name] = name in registered or bool(module and module_loadable(module))
     loaded = PROC_DROPPER.exists()
     vermagic = module_vermagic()
     if loaded:
@@ -162,6 +210,41 @@ def capabilities(cc: str | None = None) -> Capabilities:
         ]
     )  # fmt: skip
     return Capabilities(release, netem, netem_err, ccs, loaded, loadable, mod_err, nf, nf_err)
+
+
+def load_variant_modules(variants: Mapping[str, dict], place: str) -> dict[str, object]:
+    """Load the kernel modules of the TCP variants a batch runs and set their parameters;
+    check that every congestion control is then registered. Returns what was done (for the
+    provenance). Module parameters are kernel-wide: they are set only in the VM, whose kernel
+    is the batch's own, never on this machine's."""
+    loaded, params = [], {}
+    for name, linux in variants.items():
+        module = linux.get("module")
+        if module and name not in available_congestion_controls():
+            proc = subprocess.run(["modprobe", module], capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise EmuError(f"modprobe {module} (variant {name}) failed: {proc.stderr.strip()}")
+            loaded.append(module)
+        for key, value in (linux.get("module_parameters") or {}).items():
+            if place != "vm":
+                raise EmuError(
+                    f"variant {name}: module parameter {module}.{key} would change this "
+                    "machine's kernel for every process; such a variant runs in the VM only"
+                )
+            path = Path("/sys/module") / str(module) / "parameters" / key
+            path.write_text(f"{value}\n")
+            got = path.read_text().strip()
+            if got != str(value):
+                raise EmuError(f"{path} reads {got!r} after writing {value!r}")
+            params[f"{module}.{key}"] = got
+    registered = available_congestion_controls()
+    absent = sorted(set(variants) - registered)
+    if absent:
+        raise EmuError(
+            f"congestion control(s) {', '.join(absent)} not registered after loading their "
+            f"modules (the kernel has: {' '.join(sorted(registered))})"
+        )
+    return {"modules_loaded": loaded, "module_parameters": params, "available": sorted(registered)}
 
 
 # --- cleanup of leftovers ---------------------------------------------------------------------
@@ -316,7 +399,7 @@ def _parse_netstat(text: str) -> dict[str, int]:
 
 @dataclass
 class Network:
-    """Three hosts, two shaped links, TCP settings; `start` builds it, `stop` removes it."""
+    """Hosts in a line, shaped links, TCP settings; `start` builds it, `stop` removes it."""
 
     spec: NetSpec
     log: Callable[[str], None] = print
@@ -324,6 +407,8 @@ class Network:
     devs: dict = field(default_factory=dict)
     procs: list = field(default_factory=list)
     sysctls: dict = field(default_factory=dict)
+    _impairment: tuple | None = None  # the impaired link's (loss, delay_ms) now
+    _link_counts: dict | None = None  # its lossy egresses' counters after the last run
 
     @property
     def env(self) -> dict[str, str]:
@@ -370,62 +455,84 @@ class Network:
         Host, Link = import_mininet()
         spec, topo = self.spec, self.spec.topo
         register(spec.batch_id)
-        for role in ("sender", "router", "receiver"):
-            self.hosts[role] = Host(cfg.node_name(spec.batch_id, role), inNamespace=True)
-        s, r, c = (self.hosts[k] for k in ("sender", "router", "receiver"))
+        line = topo.hops()
+        for hop in line:
+            self.hosts[hop.role] = Host(cfg.node_name(spec.batch_id, hop.role), inNamespace=True)
+        # A node's device toward the sender is eth0, the one toward the receiver eth0 of the
+        # sender and eth1 of a router.
         self.devs = {
-            "sender": cfg.intf_name(s.name, 0),
-            "router_in": cfg.intf_name(r.name, 0),
-            "router_out": cfg.intf_name(r.name, 1),
-            "receiver": cfg.intf_name(c.name, 0),
+            key: cfg.intf_name(self.hosts[hop.role].name, port)
+            for hop in line
+            for port, key in enumerate(hop.devs)
         }
-        Link(s, r, intfName1=self.devs["sender"], intfName2=self.devs["router_in"], fast=True)
-        Link(r, c, intfName1=self.devs["router_out"], intfName2=self.devs["receiver"], fast=True)
+        for (_, left), (_, right) in topo.links():
+            Link(
+                self.hosts[self._role_of(left)], self.hosts[self._role_of(right)],
+                intfName1=self.devs[left], intfName2=self.devs[right], fast=True,
+            )  # fmt: skip
         macs = {}
         for role in self.hosts:
             for link in json.loads(self.run(role, ["ip", "-j", "link", "show"])):
                 macs[link["ifname"]] = link.get("address")
-        d, p = self.devs, topo.prefix_len
+        p = topo.prefix_len
         delay = cfg.netem_delay_us(spec.delay_us, topo.rate_bps) if spec.netem else 0.0
-        # role: [(device, address, its queue length, neighbour address, neighbour device)]
-        plan = {
-            "sender": [(d["sender"], topo.sender, topo.host_queue, topo.router_in, d["router_in"])],
-            "router": [
-                (d["router_in"], topo.router_in, topo.router_queue, topo.sender, d["sender"]),
-                (d["router_out"], topo.router_out, topo.router_queue, topo.receiver,
-                 d["receiver"]),
-            ],
-            "receiver": [
-                (d["receiver"], topo.receiver, topo.host_queue, topo.router_out, d["router_out"])
-            ],
-        }  # fmt: skip
-        gateways = {
-            "sender": (topo.router_in, d["sender"]),
-            "receiver": (topo.router_out, d["receiver"]),
-        }
+        # device key: (address, neighbour's address, neighbour's device key)
+        ends = {}
+        for (a, key_a), (b, key_b) in topo.links():
+            ends[key_a] = (a, b, key_b)
+            ends[key_b] = (b, a, key_a)
         self.sysctls = {}
-        for role, intfs in plan.items():
+        for hop in line:
+            router = hop.role.startswith("router")
             sysctls = {x.key: x.value for x in cfg.COMMON_SYSCTLS}
-            if role == "router":
+            if router:
                 sysctls["net.ipv4.ip_forward"] = "1"
             else:
                 sysctls.update(spec.tcp.sysctls)
-            self.sysctls[role] = sysctls
+            self.sysctls[hop.role] = sysctls
+            limit = topo.router_queue if router else topo.host_queue
             cmds = [cfg.sysctl_command(sysctls), ["ip", "link", "set", "lo", "up"]]
-            for dev, addr, limit, peer, peer_dev in intfs:
+            for key in hop.devs:
+                dev, (addr, peer, peer_key) = self.devs[key], ends[key]
                 cmds += [
                     ["ip", "addr", "replace", f"{addr}/{p}", "dev", dev],
                     ["ip", "link", "set", dev, "up"],
                     cfg.offload_command(dev),
                     # permanent neighbours: no ARP exchange ever delays or adds a packet
-                    ["ip", "neigh", "replace", peer, "lladdr", macs[peer_dev], "dev", dev,
-                     "nud", "permanent"],
+                    ["ip", "neigh", "replace", peer, "lladdr", macs[self.devs[peer_key]],
+                     "dev", dev, "nud", "permanent"],
                     *cfg.shaper_commands(dev, topo.rate_bps, limit, delay, spec.netem),
                 ]  # fmt: skip
-            if role in gateways:
-                cmds.append(cfg.route_command(*gateways[role], spec.tcp.route))
-            self.script(role, cmds)
+            cmds += self._routes(hop, ends)
+            self.script(hop.role, cmds)
         self.verify()
+
+    def _role_of(self, dev_key: str) -> str:
+        return next(h.role for h in self.spec.topo.hops() if dev_key in h.devs)
+
+    def _routes(self, hop: cfg.Hop, ends: dict) -> list[list[str]]:
+        """Sender and receiver: a default route through their router (with the profile's
+        route attributes). A router: a route to each subnet beyond its neighbours, through
+        the neighbour on that side."""
+        topo = self.spec.topo
+        if not hop.role.startswith("router"):
+            dev = hop.devs[0]
+            return [cfg.route_command(ends[dev][1], self.devs[dev], self.spec.tcp.route)]
+        keys = [key for link in topo.links() for _, key in link]
+        subnets = [
+            str(ipaddress.ip_interface(f"{a}/{topo.prefix_len}").network)
+            for (a, _), _ in topo.links()
+        ]
+        here = [keys.index(key) // 2 for key in hop.devs]  # the links this router is on
+        routes = []
+        for i, subnet in enumerate(subnets):
+            if i in here:
+                continue
+            side = hop.devs[0] if i < min(here) else hop.devs[-1]
+            routes.append(
+                ["ip", "route", "replace", subnet, "via", ends[side][1], "dev", self.devs[side]]
+            )
+        return routes
 
     def verify(self) -> None:
         """Read back every sysctl and every interface's offloads; raise if one is not set."""
@@ -450,12 +557,34 @@ class Network:
                     raise EmuError(f"{role}: offloads still on at {dev}: {', '.join(on)}")
 
     def role_devs(self, role: str) -> list[str]:
-        d = self.devs
-        return {
-            "sender": [d["sender"]],
-            "router": [d["router_in"], d["router_out"]],
-            "receiver": [d["receiver"]],
-        }[role]
+        return [self.devs[key] for hop in self.spec.topo.hops() if hop.role == role
+                for key in hop.devs]  # fmt: skip
+
+    # - the impaired link of a four-host line -
+
+    def impair_link(self, loss: str, delay_ms: float) -> dict[str, dict[str, int]]:
+        """Give the router-router2 link one point's loss and delay (tc commands of
+        `cfg.impaired_link_commands`, run in the two routers' namespaces); returns the lossy
+        egresses' counters as the run starts. Consecutive runs of one point (the sweep's
+        order) keep the settings and take the last run's final counters: under the VM's
+        software emulation every command started costs a fraction of a second."""
+        if self._impairment == (loss, delay_ms) and self._link_counts is not None:
+            return self._link_counts
+        base = cfg.netem_delay_us(self.spec.delay_us, self.spec.topo.rate_bps)
+        commands = cfg.impaired_link_commands(self.spec.topo, self.devs, loss, delay_ms, base)
+        for role, cmds in commands.items():
+            self.script(role, cmds)
+        self._impairment = (loss, delay_ms)
+        return self.link_counters()
+
+    def link_counters(self) -> dict[str, dict[str, int]]:
+        """Packets sent and dropped so far by the lossy egress of each direction."""
+        out = {}
+        for direction, (role, key) in cfg.LOSSY_EGRESS.items():
+            text = self.run(role, ["tc", "-s", "-j", "qdisc", "show", "dev", self.devs[key]])
+            out[direction] = cfg.parse_qdisc_stats(text)
+        self._link_counts = out
+        return out
 
     def qdiscs(self) -> dict[str, str]:
         out = {}
@@ -518,8 +647,11 @@ class Network:
             raise EmuError(f"{what} printed no result (exit {proc.returncode}): {err.strip()}")
         return json.loads(lines[-1])
 
-    def tcp_blast(self, writes: int, size: int, cap_s: float, clamp: str | None) -> dict:
-        """One TCP blast: metrics of the client, the server and the sender's counters."""
+    def tcp_blast(
+        self, writes: int, size: int, cap_s: float, clamp: str | None, cc: str | None = None
+    ) -> dict:
+        """One TCP blast: metrics of the client, the server and the sender's counters. `cc`
+        sets the client socket's congestion control (TCP_CONGESTION)."""
         self.run("receiver", ["ip", "tcp_metrics", "flush", "all"])
         server_argv = [tool("tcpblast"), "server", "-p", str(PORT), "-t", str(int(cap_s) + 60)]
         if clamp:
@@ -532,6 +664,7 @@ class Network:
             [
                 tool("tcpblast"), "client", "-a", self.spec.topo.receiver, "-p", str(PORT),
                 "-n", str(writes), "-s", str(size), "-t", str(int(cap_s)),
+                *(["-C", cc] if cc else []),
             ],
         )  # fmt: skip
         result = self._finish(client, "the TCP blast client", cap_s + 60)

@@ -15,6 +15,12 @@ Modelling choices, each with its source (docs/fidelity.md has the full argument)
 - Queues: the queue discs hold tx_queue_len packets (scenario); device queues hold one packet.
 - Seeds: RngSeed is derived from scenario and point, RngRun is the repetition; a rerun gives the
   same bytes.
+- A fourth host (topology `router2`, the lossy-link family): program lossy-link, the same
+  framing and queues on three links; the middle link's loss is the dropper's random decision in
+  each direction (a DropperQueueDisc per egress, targets receiver and sender), its delay the
+  channel delay of that link on top of the framing correction (docs/variants.md).
+- TCP variant (axis `variant`): the profile's attributes with its congestion control replaced
+  by the variant's (emusim.variants.ns3_attributes); a variant ns-3 lacks is refused.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 import zlib
 from decimal import Decimal
 
-from emusim import constants
+from emusim import constants, variants
 from emusim.profiles import Profile
 from emusim.scenario import Point, Scenario
 
@@ -119,18 +125,73 @@ PROGRAM_HOSTS = {
     "receiver": {"address": "192.168.2.2"},
 }
 
+# The addresses lossy-link builds (scenarios/topologies/lossy-link.yaml): one /24 per link.
+LOSSY_PROGRAM_HOSTS = {
+    "sender": {"address": "192.168.1.2"},
+    "router": {"addresses": ["192.168.1.1", "192.168.2.1"]},
+    "router2": {"addresses": ["192.168.2.2", "192.168.3.1"]},
+    "receiver": {"address": "192.168.3.2"},
+}
+
+PROGRAMS = {"testbed-2001": PROGRAM_HOSTS, "lossy-link": LOSSY_PROGRAM_HOSTS}
+"""Each ns-3 program of sim/ns3/programs and the addresses it builds."""
+
+
+def program_name(scenario: Scenario) -> str:
+    """The program that builds the scenario's topology: four hosts (a `router2`) or three."""
+    return "lossy-link" if "router2" in scenario.settings["topology"]["hosts"] else "testbed-2001"
+
 
 def check_topology(scenario: Scenario) -> None:
     """Refuse a topology the ns-3 program cannot build, rather than run another one."""
     hosts = scenario.settings["topology"]["hosts"]
-    for role, want in PROGRAM_HOSTS.items():
+    program = program_name(scenario)
+    for role, want in PROGRAMS[program].items():
         for key, value in want.items():
             if hosts[role][key] != value:
                 raise ValueError(
                     f"{scenario.path}: key 'topology.hosts.{role}.{key}' has value "
-                    f"{hosts[role][key]!r}; the ns-3 backend builds the report's testbed and "
-                    f"accepts only {value!r}"
+                    f"{hosts[role][key]!r}; the ns-3 program {program} builds fixed "
+                    f"addresses and accepts only {value!r}"
                 )
+    if program == "lossy-link" and scenario.workload_kind != "tcp-blast":
+        raise ValueError(
+            f"{scenario.path}: key 'workload.kind' has value {scenario.workload_kind!r}; the "
+            "ns-3 program lossy-link (a topology with router2) runs tcp-blast only"
+        )
+
+
+def link_args(point: Point, link_rate_bps: float) -> list[str]:
+    """The impaired middle link of the lossy-link program: the dropper's random cutoff per
+    direction (spec/drop-decision.md) and the link's channel delay (the one-way delay plus the
+    framing correction every link has, `channel_delay_ns` with no path delay)."""
+    link = point.link or {}
+    delay_ns = int(link.get("delay_ms", 0)) * 1_000_000 + channel_delay_ns(0.0, link_rate_bps)
+    return [
+        f"--lossCutoff={cutoff_from_rate(str(link.get('loss', '0')))}",
+        f"--linkDelayNs={delay_ns}",
+    ]
+
+
+PAYLOAD_LINE_RATE = "{payload_line_rate_bps}"
+"""Placeholder a profile's attribute value may hold (the linux-6.1 profile's pacing rate, its
+model of TCP small queues): the rate at which full segments leave the sender's link, payload
+bytes only, rate x 1448 / 1538, rounded down so that pacing never outruns the link."""
+
+
+def payload_line_rate_bps(link_rate_bps: float) -> int:
+    """Payload bits per second of back-to-back full segments on the link (see above)."""
+    return int(link_rate_bps * constants.TCP_WRITE_SIZE_B // constants.ETH_FRAME_WIRE_B)
+
+
+def tcp_args(point: Point, profile: Profile, link_rate_bps: float) -> list[str]:
+    """The profile's ns-3 attributes, the congestion control the point's variant's if it has
+    one (a variant replaces that and nothing else: emusim.variants)."""
+    attrs = profile.ns3_attributes()
+    if point.variant is not None:
+        attrs = variants.ns3_attributes(attrs, variants.get(point.variant))
+    rate = str(payload_line_rate_bps(link_rate_bps))
+    return [f"--{k}={v.replace(PAYLOAD_LINE_RATE, rate)}" for k, v in attrs.items()]
 
 
 def one_way_delay_us(scenario: Scenario, measured_delay_us: float | None) -> float:
@@ -155,6 +216,7 @@ def command(
     check_topology(scenario)
     topo = scenario.settings["topology"]
     rate_bps = topo["link_rate_Mbps"] * 1e6
+    lossy = program_name(scenario) == "lossy-link"
     return [
         binary,
         f"--linkRateBps={round(rate_bps)}",
@@ -163,8 +225,8 @@ def command(
         f"--routerQueuePackets={topo['router_queue_packets']}",
         f"--hostQueuePackets={topo['host_queue_packets']}",
         *workload_args(scenario, point),
-        *dropper_args(point),
+        *(link_args(point, rate_bps) if lossy else dropper_args(point)),
         f"--seed={rng_seed(scenario.name, point.id)}",
         f"--run={repetition}",
-        *profile.ns3_args(),
+        *tcp_args(point, profile, rate_bps),
     ]

@@ -32,7 +32,9 @@ class Axis:
     """A sweep axis: which key of the scenario a point's value sets, and of which type."""
 
     path: tuple[str, ...]
-    kind: str  # "int", "decimal" (kept as its string) or "choice"
+    # "int", "decimal" (kept as its string), "choice" or "variant" (a name of the TCP variant
+    # registry, config/tcp_variants.yaml)
+    kind: str
     choices: tuple[str, ...] = ()
 
 
@@ -42,8 +44,15 @@ AXES: dict[str, Axis] = {
     "mode": Axis(("impairment", "dropper", "mode"), "choice", ("off", "random", "regular")),
     "iterations": Axis(("workload", "writes"), "int"),
     "request_size_B": Axis(("workload", "request_size_B"), "int"),
+    "variant": Axis(("tcp", "variant"), "variant"),
+    "loss": Axis(("impairment", "link", "loss"), "decimal"),
+    "delay_ms": Axis(("impairment", "link", "delay_ms"), "int"),
 }
 """Every axis a scenario may sweep. Adding an axis is one entry here."""
+
+ALL_VARIANTS = "all"
+"""`sweep: {variant: all}`: every variant of the registry, in its order, so a variant added to
+config/tcp_variants.yaml joins the sweep without the scenario file changing."""
 
 
 class ScenarioError(ValueError):
@@ -67,9 +76,21 @@ class Point:
         return self.settings["workload"]
 
     @property
+    def link(self) -> dict[str, Any] | None:
+        """The impaired link's loss and delay (a topology with `router2`), else None."""
+        return self.settings["impairment"].get("link")
+
+    @property
+    def variant(self) -> str | None:
+        """The point's TCP variant (config/tcp_variants.yaml), None for the profile's own."""
+        return (self.settings.get("tcp") or {}).get("variant")
+
+    @property
     def is_random(self) -> bool:
-        """Whether anything in the point is drawn at random (only the random dropper is)."""
-        return self.dropper["mode"] == "random" and Decimal(self.dropper.get("rate", "0")) > 0
+        """Whether anything in the point is drawn at random: the random dropper, or random
+        loss on the impaired link."""
+        dropper = self.dropper["mode"] == "random" and Decimal(self.dropper.get("rate", "0")) > 0
+        return dropper or Decimal(str((self.link or {}).get("loss", "0"))) > 0
 
 
 @dataclass(frozen=True)
@@ -224,8 +245,26 @@ def _decimal_range(spec: dict, path: Path, axis: str) -> list[str]:
     return values
 
 
+def _variant_names() -> list[str]:
+    from emusim import variants
+
+    try:
+        return list(variants.registry(variants.VARIANTS_PATH))
+    except variants.VariantError as err:
+        raise ScenarioError(str(err)) from None
+
+
 def _coerce(axis: str, value: Any, path: Path, where: str) -> Any:
     spec = AXES[axis]
+    if spec.kind == "variant":
+        known = _variant_names()
+        if value not in known:
+            raise ScenarioError(
+                f"{path}: key {where!r} has value {value!r}; accepted: a variant of "
+                f"config/tcp_variants.yaml ({', '.join(known)}) or, as the whole list, "
+                f"{ALL_VARIANTS!r}"
+            )
+        return value
     if spec.kind == "int":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ScenarioError(
@@ -277,7 +316,12 @@ def expand_points(settings: dict, path: Path) -> list[Point]:
                 raise ScenarioError(
                     f"{path}: key 'sweep.{axis}' is not a sweep axis; accepted: " + ", ".join(AXES)
                 )
-            values = _decimal_range(spec, path, axis) if isinstance(spec, dict) else spec
+            if spec == ALL_VARIANTS and AXES[axis].kind == "variant":
+                values = _variant_names()
+            elif isinstance(spec, dict):
+                values = _decimal_range(spec, path, axis)
+            else:
+                values = spec
             lists[axis] = [
                 _coerce(axis, v, path, f"sweep.{axis}.{i}") for i, v in enumerate(values)
             ]
@@ -320,6 +364,25 @@ def _check_point(settings: dict, path: Path, pid: str) -> None:
         raise ScenarioError(
             f"{path}: point {pid}: key 'workload.request_size_B' is missing (or sweep it)"
         )
+    has_router2 = "router2" in settings["topology"]["hosts"]
+    if "link" in settings["impairment"] and not has_router2:
+        raise ScenarioError(
+            f"{path}: point {pid}: key 'impairment.link' impairs the link between "
+            "'topology.hosts.router' and 'topology.hosts.router2', and there is no router2"
+        )
+    if has_router2:
+        if settings["topology"]["delay"] != 0:
+            raise ScenarioError(
+                f"{path}: key 'topology.delay' has value {settings['topology']['delay']!r}; "
+                "accepted with a router2: 0 (the path's delay is the impaired link's "
+                "'impairment.link.delay_ms')"
+            )
+        link = settings["impairment"].setdefault("link", {})
+        link.setdefault("loss", "0")
+        link.setdefault("delay_ms", 0)
+    variant = (settings.get("tcp") or {}).get("variant")
+    if variant is not None:
+        _coerce("variant", variant, path, "tcp.variant")
 
 
 def _resolve_topology(raw: dict, path: Path) -> dict:

@@ -184,9 +184,12 @@ def vng_command(
     cwd: Path | None = None,
     append: Sequence[str] = (),
     vng: str = "vng",
+    rwdirs: Sequence[Path] = (),
 ) -> list[str]:
     """The vng command line that boots ``kernel`` and runs ``command`` (a shell string or an
-    argument list) as root in ``cwd`` (default: the repository)."""
+    argument list) as root in ``cwd`` (default: the repository). ``rwdirs`` are host
+    directories the guest may write to, at the same paths (the rest of its root is
+    read-only)."""
     if memory_mb < 256 or cpus < 1:
         raise VMError(f"memory_mb must be >= 256 and cpus >= 1 (got {memory_mb}, {cpus})")
     script = command if isinstance(command, str) else shlex.join(command)
@@ -197,6 +200,8 @@ def vng_command(
         argv.append("--disable-kvm")
     for arg in append:
         argv += ["--append", arg]
+    for path in rwdirs:
+        argv += ["--rwdir", str(path)]
     return [*argv, "--exec", script]
 
 
@@ -222,13 +227,15 @@ def run_in_vm(
     append: Sequence[str] = (),
     use_kvm: bool | None = None,
     on_line: Callable[[str], None] | None = None,
+    rwdirs: Sequence[Path] = (),
 ) -> VMResult:
     """Boot the packaged kernel (``release``, default the newest), run ``command`` as root,
     power off, and return its exit code and output (stdout and stderr merged).
 
     ``append`` adds kernel command-line arguments; ``on_line`` sees each output line as it
-    comes. Raises VMError if virtme-ng, QEMU, busybox or the kernel is missing, and
-    VMTimeout (after stopping the VM) if it runs longer than ``timeout_s``.
+    comes; ``rwdirs`` are host directories the guest may write. Raises VMError if virtme-ng,
+    QEMU, busybox or the kernel is missing, and VMTimeout (after stopping the VM) if it runs
+    longer than ``timeout_s``.
     """
     kernel = find_kernel(release)
     if not os.access(kernel.image, os.R_OK):
@@ -245,6 +252,7 @@ def run_in_vm(
         cwd=cwd,
         append=append,
         vng=find_vng(),
+        rwdirs=rwdirs,
     )
     env = dict(os.environ, PATH=os.pathsep.join(_tool_dirs()), LC_ALL="C")
     start = time.monotonic()
@@ -299,6 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, help="MiB")
     parser.add_argument("--cpus", type=int, default=DEFAULT_CPUS)
     parser.add_argument("--append", action="append", default=[], help="kernel argument")
+    parser.add_argument("--rwdir", action="append", default=[], type=Path, help="writable dir")
     parser.add_argument("--print-release", action="store_true", help="print it and exit")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARG...]")
     args = parser.parse_args(argv)
@@ -317,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             cpus=args.cpus,
             append=args.append,
             on_line=print,
+            rwdirs=args.rwdir,
         )
     except VMError as err:
         print(f"emusim.vm: {err}", file=sys.stderr)

@@ -13,7 +13,9 @@ from emusim import mininet_config
 from emusim import ns3 as ns3mod
 from emusim import profiles as tcp_profiles
 from emusim import scenario as sc
+from emusim import variants as tcp_variants
 from emusim import vm
+from emusim.testbed import inventory as testbed_inventory
 
 validate(config, "../schemas/config.schema.yaml")
 
@@ -29,7 +31,26 @@ if "mininet" in BACKENDS and os.geteuid() != 0:
         "config backends: 'mininet' needs root (network namespaces, tc, netfilter); run as "
         "root, or leave the emulation out: --config 'backends=[hardware,ns3]'"
     )
+# The hardware backend: the 2001 measurements (reference) or a testbed over SSH (testbed).
+HARDWARE_SOURCE = config.get("hardware", {}).get("source", "reference")
+HARDWARE_PROFILE = hw.PROFILE
+TESTBED_INVENTORY = config.get("hardware", {}).get("inventory")
+TESTBED_DIR = f"{RESULTS}/hardware/testbed"
+TESTBED_TABLES = ["hosts", "interfaces", "routes", "tcp_sysctls"]
+if HARDWARE_SOURCE == "testbed":
+    if not TESTBED_INVENTORY:
+        raise WorkflowError(
+            "config hardware.source: 'testbed' needs hardware.inventory, the testbed's "
+            "inventory file (config/testbed.example.yaml; docs/testbed.md)"
+        )
+    try:
+        testbed_inventory.load(TESTBED_INVENTORY)
+    except testbed_inventory.InventoryError as err:
+        raise WorkflowError(f"config hardware.inventory: {err}") from None
 NS3_BINARY = "build/ns3/testbed-2001"
+# Every ns-3 program of sim/ns3/programs (emusim.ns3.PROGRAMS); a scenario runs the one that
+# builds its topology (`ns3_program`).
+NS3_PROGRAMS = [f"build/ns3/{name}" for name in ns3mod.PROGRAMS]
 DROPPER_MODULE = "kernel-dropper/dropper.ko"
 BLAST_TOOLS = ["build/emu/tcpblast", "build/emu/udpblast"]
 
@@ -65,14 +86,35 @@ wildcard_constraints:
     rep=r"\d+",
 
 
+def ns3_program(name):
+    """The ns-3 program that builds scenario `name`'s topology (three hosts or four)."""
+    return f"build/ns3/{ns3mod.program_name(SCENARIOS[name])}"
+
+
+def variant_skips(name, backend):
+    """Points of scenario `name` whose TCP variant `backend` has no implementation of
+    (config/tcp_variants.yaml): point id → why. They are not run; the collect rule's log and
+    the comparison table say so."""
+    out = {}
+    for point in SCENARIOS[name].points:
+        if point.variant is not None:
+            why = tcp_variants.not_implemented(tcp_variants.get(point.variant), backend)
+            if why:
+                out[point.id] = why
+    return out
+
+
 def ns3_run_paths(name):
-    """Every ns-3 run JSON of a scenario (deterministic points once, see config ns3)."""
+    """Every ns-3 run JSON of a scenario (deterministic points once, see config ns3), but
+    none of a point whose TCP variant ns-3 lacks."""
     s = SCENARIOS[name]
     repeat = config.get("ns3", {}).get("repeat_deterministic", False)
+    skips = variant_skips(name, "ns3")
     return [
         f"{RESULTS}/ns3/{name}/{profile}/{point.id}/run{k}.json"
         for profile in s.profiles
         for point in s.points
+        if point.id not in skips
         for k in ns3mod.repetitions_to_run(point, s.repetitions, repeat)
     ]
 
@@ -82,7 +124,7 @@ def ablation_scenarios():
     if "ns3" not in BACKENDS or not tcp_profiles.ablation():
         return []
     names = config.get("ablation", {}).get("scenarios", [])
-    return [n for n in names if n in SCENARIOS and hw.has_reference(n)]
+    return [n for n in names if n in SCENARIOS and hardware_runs(n)]
 
 
 def ablation_run_paths(name):
@@ -166,8 +208,21 @@ def pathology_traces():
 
 def mininet_profiles(name):
     """The scenario's profiles that have a Linux meaning (config/tcp_profiles.yaml's ns-3-only
-    ones have none); the Mininet backend runs these."""
+    ones have none); the Mininet backend runs these, unless the design leaves it out."""
+    if mininet_left_out(name):
+        return []
     return [p for p in SCENARIOS[name].profiles if p in mininet_config.MININET_PROFILES]
+
+
+def mininet_left_out(name):
+    """Why the emulation does not run scenario `name` at this scale (config
+    mininet.design.SCALE.skip), or None."""
+    design = config.get("mininet", {}).get("design", {}).get(SCALE, {})
+    if name in design.get("skip", []):
+        return (
+            f"not run: left out at scale {SCALE} (config mininet.design.{SCALE}.skip)"
+        )
+    return None
 
 
 def mininet_batch_paths(name):
@@ -194,6 +249,9 @@ def mininet_batch_inputs(wildcards):
     }
     if _ns3_delay_input(wildcards):
         inputs["delay"] = f"{RESULTS}/delay/one_way_delay.json"
+    if any(p.variant is not None for p in s.points):
+        # a variant added to the registry is run by the batch (it resumes: only new runs)
+        inputs["variants"] = "config/tcp_variants.yaml"
     dropper = s.settings["impairment"]["dropper"]
     uses_dropper = any(mininet_config.dropper_active(p.dropper) for p in s.points)
     if uses_dropper and dropper.get("impl", "auto") in ("auto", "module"):
@@ -218,6 +276,34 @@ def mininet_batch_args(wildcards, input):
     return " ".join(args)
 
 
+def testbed_ran():
+    """Whether the hardware's results come from a testbed (hardware.source: testbed)."""
+    return HARDWARE_SOURCE == "testbed"
+
+
+def hardware_runs(name):
+    """Whether the hardware backend has the scenario: a testbed runs every scenario, the
+    2001 measurements only the report's."""
+    return HARDWARE_SOURCE == "testbed" or hw.has_reference(name)
+
+
+def testbed_needs_dropper():
+    """Whether any configured scenario drops (the preflight then requires the module)."""
+    return any(
+        mininet_config.dropper_active(p.dropper)
+        for s in REFERENCE_SCENARIOS.values()
+        for p in s.points
+    )
+
+
+def testbed_table(name):
+    """A table of the testbed the hardware's results came from: the testbed's preflight
+    facts when one ran, else the 2001 report's (data/reference/)."""
+    if testbed_ran():
+        return f"{TESTBED_DIR}/{name}.csv"
+    return f"data/reference/{name}.csv"
+
+
 def backend_tables(wildcards):
     """Input function: the tidy per-run tables of the scenario's backends."""
     return backend_tables_of(wildcards.scenario)
@@ -226,7 +312,7 @@ def backend_tables(wildcards):
 def backend_tables_of(name):
     """The tidy per-run tables of every configured backend that can run the scenario."""
     tables = []
-    if "hardware" in BACKENDS and hw.has_reference(name):
+    if "hardware" in BACKENDS and hardware_runs(name):
         tables.append(f"{RESULTS}/hardware/{name}.csv")
     if "ns3" in BACKENDS:
         tables.append(f"{RESULTS}/ns3/{name}.csv")
@@ -247,7 +333,30 @@ def compare_metrics(name):
 
 
 def compared_scenarios():
-    return [n for n in SCENARIOS if hw.has_reference(n) and "hardware" in BACKENDS]
+    return [n for n in SCENARIOS if hardware_runs(n) and "hardware" in BACKENDS]
+
+
+def backend_compared_scenarios():
+    """Scenarios without a hardware reference (the lossy-link family): ns-3 is compared with
+    Mininet instead, every cell of the design a row (results/compare/NAME-ns3-vs-mininet.csv;
+    a cell Mininet did not run says why)."""
+    if not {"ns3", "mininet"} & set(BACKENDS):
+        return []
+    return [n for n in SCENARIOS if not hw.has_reference(n)]
+
+
+def lossy_scenarios():
+    """Scenarios of the lossy-link kind: swept over delay, loss and TCP variant."""
+    return [
+        n
+        for n in backend_compared_scenarios()
+        if {"delay_ms", "loss", "variant"} <= set(SCENARIOS[n].axes)
+    ]
+
+
+def backend_compare_metrics(name):
+    """What ns-3 and Mininet are compared on: goodput and completion time (same size)."""
+    return ["goodput_Bps", "elapsed_s"]
 
 
 FIGURE_STEMS = {
@@ -261,6 +370,16 @@ FIGURE_STEMS = {
     "fig_ablation": ["random-drop", "regular-drop"],
     "fig4_5_pathology": ["regular-1in6"],
 }
+
+
+# The lossy-link family: per scenario, goodput against loss (a panel per delay, a line per
+# variant, a row per backend) and ns-3 against Mininet per variant. stem → (kind, scenario).
+LOSSY_FIGURES = {
+    f"fig_{name.replace('-', '_')}_{kind}": (kind, name)
+    for name in lossy_scenarios()
+    for kind in ("goodput", "ns3_vs_mininet")
+}
+FIGURE_STEMS.update({stem: [name] for stem, (_, name) in LOSSY_FIGURES.items()})
 
 
 # Figures that draw the Mathis and PFTK curves, and the scenario whose curves they draw.
@@ -284,6 +403,7 @@ def figure_targets():
 def table_targets():
     tables = [f"{TABLES}/tcp_profiles", f"{TABLES}/delay_fit", f"{TABLES}/summary"]
     tables += [f"{TABLES}/{n}" for n in SCENARIOS]
+    tables += [f"{TABLES}/{n}-variants" for n in lossy_scenarios()]
     return [f"{t}.{ext}" for t in tables for ext in ("csv", "tex", "html")]
 
 
@@ -295,6 +415,10 @@ def all_targets():
     )
     targets += [f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS]
     targets += [f"{RESULTS}/compare/{n}.csv" for n in compared_scenarios()]
+    targets += [
+        f"{RESULTS}/compare/{n}-ns3-vs-mininet.csv"
+        for n in backend_compared_scenarios()
+    ]
     targets += [f"{RESULTS}/compare/summary.csv"]
     if mininet_scenarios():
         targets += [
@@ -306,6 +430,8 @@ def all_targets():
     if ablation_scenarios():
         targets += [p for n in ablation_scenarios() for p in ablation_run_paths(n)]
         targets += [f"{RESULTS}/ablation/summary.csv", f"{TABLES}/ablation.csv"]
+    if testbed_ran() and "hardware" in BACKENDS:
+        targets += [f"{TESTBED_DIR}/{name}.csv" for name in TESTBED_TABLES]
     targets += [PAPER_PDF]
     return targets + figure_targets() + table_targets()
 
@@ -332,7 +458,7 @@ def _ns3_run(wildcards):
     measured = _measured_delay_us() if _ns3_delay_input(wildcards) else None
     delay_us = ns3mod.one_way_delay_us(s, measured)
     rep = int(wildcards.rep)
-    cmd = ns3mod.command(NS3_BINARY, s, point, profile, rep, delay_us)
+    cmd = ns3mod.command(ns3_program(s.name), s, point, profile, rep, delay_us)
     meta = {
         "scenario": s.name,
         "backend": "ns3",
@@ -370,6 +496,9 @@ def _figure_inputs(wildcards):
         inputs["compare"] = f"{RESULTS}/compare/random-drop.csv"
     if wildcards.stem == "fig4_4_heavy_tail":
         inputs["runs"] = backend_tables_of("regular-1in6")
+    if wildcards.stem in LOSSY_FIGURES:
+        name = LOSSY_FIGURES[wildcards.stem][1]
+        inputs["compare"] = f"{RESULTS}/compare/{name}-ns3-vs-mininet.csv"
     return inputs
 
 

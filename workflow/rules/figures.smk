@@ -21,6 +21,11 @@ rule figure:
         "../envs/emusim.yaml"
     params:
         every_n=lambda wc: regular_every_n("regular-1in6"),
+        # a lossy-link figure: (kind, scenario), and the variants in the registry's order
+        lossy=lambda wc: LOSSY_FIGURES.get(wc.stem),
+        variants=lambda wc: (
+            list(tcp_variants.registry()) if wc.stem in LOSSY_FIGURES else []
+        ),
     script:
         "../scripts/figure.py"
 
@@ -38,6 +43,21 @@ rule scenario_table:
         scenario=lambda wc: SCENARIOS[wc.scenario],
     script:
         "../scripts/scenario_table.py"
+
+
+rule variant_table:
+    input:
+        compare=f"{RESULTS}/compare/{{scenario}}-ns3-vs-mininet.csv",
+    output:
+        multiext(f"{TABLES}/{{scenario}}-variants", ".csv", ".tex", ".html"),
+    log:
+        f"{PREFIX}logs/tables/{{scenario}}-variants.log",
+    conda:
+        "../envs/emusim.yaml"
+    params:
+        variants=lambda wc: list(tcp_variants.registry()),
+    script:
+        "../scripts/variant_table.py"
 
 
 rule summary_table:

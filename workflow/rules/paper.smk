@@ -16,13 +16,16 @@ rule paper_numbers:
     conda:
         "../envs/emusim.yaml"
     params:
-        scale=SCALE,
+        # a function: at paper scale the value "paper" would read as a path prefix (lint)
+        scale=lambda wc: SCALE,
         backends=BACKENDS,
         scenarios=sc.scenario_names(),
         profiles=paper_profiles(),
         ablation_scenarios=config.get("ablation", {}).get("scenarios", []),
         ablation_steps=[step.parameter for step in tcp_profiles.ablation()],
         every_n=regular_every_n("regular-1in6"),
+        # the lossy-link family: each scenario's headline cell, transfer size and cap
+        lossy=lossy_paper_params(),
         switches=paper_switches(),
         available=lambda wc: {
             "figure": paper_figure_stems(),
@@ -36,8 +39,9 @@ rule paper_numbers:
 
 rule paper_tables:
     input:
-        hosts="data/reference/hosts.csv",
-        interfaces="data/reference/interfaces.csv",
+        # the testbed's own when one ran (its preflight's facts), else the report's
+        hosts=testbed_table("hosts"),
+        interfaces=testbed_table("interfaces"),
         profiles="config/tcp_profiles.yaml",
     output:
         hosts=f"{PAPER_GENERATED}/testbed_hosts.tex",

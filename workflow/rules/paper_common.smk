@@ -1,6 +1,7 @@
 # Input and params functions of the paper's rules (paper.smk): what this scale produced.
 from pathlib import Path
 
+from emusim import lossy
 from emusim import paper_numbers as pn
 
 PAPER_GENERATED = f"{PREFIX}paper/generated"
@@ -23,7 +24,7 @@ def paper_number_inputs(wildcards):
     """Every result file the numbers come from that this scale produces."""
     inputs = {
         "published": "data/reference/published.csv",
-        "hosts": "data/reference/hosts.csv",
+        "hosts": testbed_table("hosts"),
         "profiles": "config/tcp_profiles.yaml",
         "delay": f"{RESULTS}/delay/one_way_delay.json",
         "summary": f"{RESULTS}/compare/summary.csv",
@@ -35,7 +36,32 @@ def paper_number_inputs(wildcards):
         inputs["ablation"] = f"{RESULTS}/ablation/summary.csv"
     if mininet_scenarios():
         inputs["selfcheck"] = f"{RESULTS}/mininet/selfcheck.csv"
+    # the lossy-link family: ns-3 against Mininet, and the variant registry
+    inputs["variants"] = "config/tcp_variants.yaml"
+    inputs.update(
+        {
+            f"lossy_{n}": f"{RESULTS}/compare/{n}-ns3-vs-mininet.csv"
+            for n in lossy_scenarios()
+        }
+    )
     return inputs
+
+
+def lossy_paper_params():
+    """Per scenario of the lossy-link kind (file names, whether run or not): the headline cell
+    the paper reports per variant, the transfer size and the cap at this scale."""
+    out = {}
+    for name in sc.scenario_names():
+        s = SCENARIOS.get(name) or sc.load(name, SCALE)
+        if {"delay_ms", "loss", "variant"} <= set(s.axes):
+            w = s.settings["workload"]
+            out[name] = {
+                "headline": dict(lossy.HEADLINE),
+                "transfer_bytes": w["writes"] * w["write_size_B"],
+                "cap_s": s.settings.get("cap_s"),
+                "queue_packets": s.settings["topology"]["router_queue_packets"],
+            }
+    return out
 
 
 def paper_switches():

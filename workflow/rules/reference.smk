@@ -1,20 +1,23 @@
 # The hardware backend from the 2001 measurements, and the delay fit of the ping sweep.
 
 
-rule hardware_reference:
-    input:
-        "data/reference/README.md",
-        scenario="scenarios/{scenario}.yaml",
-    output:
-        f"{RESULTS}/hardware/{{scenario}}.csv",
-    log:
-        f"{PREFIX}logs/hardware/{{scenario}}.log",
-    conda:
-        "../envs/emusim.yaml"
-    params:
-        scenario=lambda wc: REFERENCE_SCENARIOS[wc.scenario],
-    script:
-        "../scripts/hardware_reference.py"
+# With a testbed attached, rule testbed_collect (testbed.smk) makes this table instead.
+if HARDWARE_SOURCE == "reference":
+
+    rule hardware_reference:
+        input:
+            "data/reference/README.md",
+            scenario="scenarios/{scenario}.yaml",
+        output:
+            f"{RESULTS}/hardware/{{scenario}}.csv",
+        log:
+            f"{PREFIX}logs/hardware/{{scenario}}.log",
+        conda:
+            "../envs/emusim.yaml"
+        params:
+            scenario=lambda wc: REFERENCE_SCENARIOS[wc.scenario],
+        script:
+            "../scripts/hardware_reference.py"
 
 
 rule delay_fit:

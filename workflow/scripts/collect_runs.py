@@ -9,6 +9,8 @@ import _log
 from emusim.collect import read_runs, tidy
 
 log = _log.setup(snakemake)  # noqa: F821
+for point, why in getattr(snakemake.params, "skipped", {}).items():  # noqa: F821
+    log.warning("%s: not run: %s", point, why)
 runs = read_runs(snakemake.input.runs)  # noqa: F821
 frame = tidy(runs, snakemake.params.scenario)  # noqa: F821
 frame.to_csv(snakemake.output[0], index=False)  # noqa: F821

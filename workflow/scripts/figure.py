@@ -51,6 +51,14 @@ elif name == "fig_ablation":
     plots.fig_ablation(pd.read_csv(inp.summary), stem)
 elif name == "fig5_2_rel_diff":
     plots.fig5_2_rel_diff(pd.read_csv(inp.compare), stem)
+elif snakemake.params.lossy:  # noqa: F821
+    kind, scenario = snakemake.params.lossy  # noqa: F821
+    variants = snakemake.params.variants  # noqa: F821
+    compare = pd.read_csv(inp.compare)
+    if kind == "goodput":
+        plots.fig_lossy_goodput(stats(scenario), stem, variants, compare)
+    else:
+        plots.fig_lossy_ns3_vs_mininet(compare, stem, variants)
 else:
     raise SystemExit(f"no figure called {name}")
 log.info("wrote %s.pdf and .png", stem)

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
 from emusim import paper_numbers as pn
-from emusim import profiles
+from emusim import profiles, variants
 
 log = _log.setup(snakemake)  # noqa: F821
 inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
@@ -44,6 +44,18 @@ numbers = pn.merge(
     pn.ablation_numbers(table("ablation"), params.ablation_scenarios, params.ablation_steps),
     pn.trace_numbers(table("traces"), stats.get("regular-1in6"), params.profiles, params.every_n),
     {"Scale": pn.text(params.scale), "BackendsRun": pn.text(", ".join(params.backends))},
+    pn.variant_registry_numbers(variants.registry(Path(inp.variants))),
+    *(
+        pn.lossy_link_numbers(
+            name,
+            table(f"lossy_{name}"),
+            spec["headline"],
+            spec["transfer_bytes"],
+            spec["cap_s"],
+            spec["queue_packets"],
+        )
+        for name, spec in params.lossy.items()
+    ),
 )
 Path(out.numbers).write_text(
     pn.render(numbers, params.switches, params.available, params.scale), encoding="utf-8"

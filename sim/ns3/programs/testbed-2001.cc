@@ -16,6 +16,7 @@
 
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
+#include "../model/run-output.h"
 #include "../model/tcp-event-trace.h"
 
 #include "ns3/applications-module.h"
@@ -26,9 +27,6 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
-#include <cstdio>
-#include <fstream>
-#include <iomanip>
 #include <sstream>
 #include <vector>
 
@@ -98,14 +96,7 @@ InstallQueue(Ptr<NetDevice> device, const RunConfig& cfg, uint32_t packets, bool
     return tch.Install(device).Get(0);
 }
 
-/// Format a double for JSON, reproducibly.
-std::string
-Num(double value, int digits = 9)
-{
-    std::ostringstream os;
-    os << std::setprecision(digits) << std::fixed << value;
-    return os.str();
-}
+using emusim::FormatNumber;
 
 } // namespace
 
@@ -272,7 +263,7 @@ main(int argc, char* argv[])
         {
             status = "aborted"; // TCP gave up: DataRetries retransmissions of one segment
         }
-        metrics << "\"elapsed_s\": " << Num(tcpClient->GetElapsed().GetSeconds())
+        metrics << "\"elapsed_s\": " << FormatNumber(tcpClient->GetElapsed().GetSeconds())
                 << ", \"writes\": " << cfg.writes << ", \"write_size_B\": " << cfg.writeSize
                 << ", \"payload_bytes\": " << cfg.writes * cfg.writeSize
                 << ", \"packets_sent\": " << tcpClient->GetDataSegmentsSent()
@@ -284,7 +275,7 @@ main(int argc, char* argv[])
     else if (cfg.workload == "udp")
     {
         completed = udpSender->GetSent() == cfg.writes;
-        metrics << "\"elapsed_s\": " << Num(udpSender->GetElapsed().GetSeconds())
+        metrics << "\"elapsed_s\": " << FormatNumber(udpSender->GetElapsed().GetSeconds())
                 << ", \"datagrams_sent\": " << udpSender->GetSent()
                 << ", \"datagrams_received\": " << udpSink->GetReceived()
                 << ", \"datagrams_lost\": " << udpSender->GetSent() - udpSink->GetReceived()
@@ -297,7 +288,7 @@ main(int argc, char* argv[])
         metrics << "\"rtt_us\": [";
         for (size_t i = 0; i < rttsUs.size(); ++i)
         {
-            metrics << (i ? ", " : "") << Num(rttsUs[i], 3);
+            metrics << (i ? ", " : "") << FormatNumber(rttsUs[i], 3);
         }
         metrics << "], \"request_size_B\": " << cfg.pingSize;
     }
@@ -315,23 +306,9 @@ main(int argc, char* argv[])
     std::ostringstream json;
     json << "{\"status\": \"" << status << "\", \"metrics\": {"
          << metrics.str() << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed
-         << ", \"run\": " << cfg.run << ", \"simulated_s\": " << Num(simulatedS) << "}}\n";
+         << ", \"run\": " << cfg.run << ", \"simulated_s\": " << FormatNumber(simulatedS)
+         << "}}\n";
 
-    if (cfg.output.empty() || cfg.output == "-")
-    {
-        std::cout << json.str();
-    }
-    else
-    {
-        // Written whole or not at all: a killed run leaves no half file behind.
-        const std::string tmp = cfg.output + ".tmp";
-        {
-            std::ofstream out(tmp);
-            out << json.str();
-            NS_ABORT_MSG_UNLESS(out.good(), "cannot write " << tmp);
-        }
-        NS_ABORT_MSG_IF(std::rename(tmp.c_str(), cfg.output.c_str()) != 0,
-                        "cannot rename " << tmp << " to " << cfg.output);
-    }
+    emusim::WriteResult(json.str(), cfg.output);
     return 0;
 }

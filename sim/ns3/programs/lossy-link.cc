@@ -1,0 +1,239 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Bulk TCP over a lossy link with delay (the lossy-link family): one transfer, one JSON object.
+ *
+ *   sender         router                       router2                receiver
+ *   192.168.1.2 -- .1.1 | .2.1  ============  .2.2 | .3.1  --------  192.168.3.2
+ *      100 Mb/s         [loss + FIFO] -->  <-- [loss + FIFO]    100 Mb/s
+ *                        100 Mb/s, linkDelayNs each way
+ *
+ * The middle link loses packets at random in each direction: the root queue disc of each of
+ * its two egress devices is a DropperQueueDisc in random mode (a packet is dropped before the
+ * queue when a uniform 16-bit number is below lossCutoff, spec/drop-decision.md), toward the
+ * receiver for data and toward the sender for ACKs, as netem's `loss` drops at the egress
+ * before its queue. Framing, queues and the TCP blast applications are those of testbed-2001.
+ * Every parameter comes from the command line; src/emusim/ns3.py derives them from the
+ * scenario, and TCP attributes are set the ns-3 way, e.g.
+ * --ns3::TcpL4Protocol::SocketType=ns3::TcpHtcp.
+ */
+
+#include "../model/blast-apps.h"
+#include "../model/dropper-queue-disc.h"
+#include "../model/run-output.h"
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <sstream>
+
+using namespace ns3;
+using emusim::FormatNumber;
+
+NS_LOG_COMPONENT_DEFINE("LossyLink");
+
+namespace
+{
+
+/// Everything one run needs, from the command line.
+struct RunConfig
+{
+    std::string workload{"tcp"};      //!< tcp only (the bulk transfer)
+    uint64_t writes{690608};          //!< TCP writes (690 608 x 1448 B: 1 GB)
+    uint32_t writeSize{1448};         //!< bytes per write
+    uint64_t linkRateBps{100000000};  //!< rate of every link
+    uint64_t interframeGapNs{2880};   //!< per-frame overhead beyond ns-3's PPP header
+    uint64_t channelDelayNs{1920};    //!< propagation delay of the unimpaired links
+    uint64_t linkDelayNs{1920};       //!< propagation delay of the impaired middle link
+    uint32_t lossCutoff{0};           //!< middle link: drop when a 16-bit r < lossCutoff
+    uint32_t routerQueuePackets{100}; //!< routers' FIFOs (tx_queue_len)
+    uint32_t hostQueuePackets{100};   //!< sender's and receiver's FIFOs
+    double maxSimTimeS{3600};         //!< cap on simulated time
+    uint64_t seed{1};                 //!< RngSeed
+    uint64_t run{1};                  //!< RngRun
+    std::string output;               //!< JSON path ("" or "-": stdout)
+};
+
+/// Shrink a device's own queue to the frame being sent, so the queue disc above it holds
+/// what Linux's qdisc holds (as in testbed-2001).
+void
+OneFrameDeviceQueue(Ptr<NetDevice> device)
+{
+    device->GetObject<PointToPointNetDevice>()->GetQueue()->SetMaxSize(QueueSize("1p"));
+}
+
+/// A FIFO of `packets` packets as the root queue disc of `device`.
+void
+InstallFifo(Ptr<NetDevice> device, uint32_t packets)
+{
+    OneFrameDeviceQueue(device);
+    TrafficControlHelper tch;
+    tch.SetRootQueueDisc("ns3::FifoQueueDisc",
+                         "MaxSize",
+                         QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)));
+    tch.Install(device);
+}
+
+/// The lossy egress of the middle link: random loss of packets to `toward`, then a FIFO.
+Ptr<DropperQueueDisc>
+InstallLoss(Ptr<NetDevice> device, const RunConfig& cfg, Ipv4Address toward)
+{
+    OneFrameDeviceQueue(device);
+    TrafficControlHelper tch;
+    tch.SetRootQueueDisc(
+        "ns3::DropperQueueDisc",
+        "MaxSize",
+        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, cfg.routerQueuePackets)),
+        "Mode",
+        EnumValue(cfg.lossCutoff > 0 ? DropperQueueDisc::RANDOM : DropperQueueDisc::OFF),
+        "Cutoff",
+        UintegerValue(cfg.lossCutoff),
+        "Target",
+        Ipv4AddressValue(toward));
+    return DynamicCast<DropperQueueDisc>(tch.Install(device).Get(0));
+}
+
+/// Assign one address of a /24 to one device.
+Ipv4Address
+Assign(Ptr<NetDevice> device, const char* network, const char* host)
+{
+    Ipv4AddressHelper ipv4;
+    ipv4.SetBase(network, "255.255.255.0", host);
+    return ipv4.Assign(NetDeviceContainer(device)).GetAddress(0);
+}
+
+/// The counters of one direction of the middle link, as JSON members with `suffix`.
+std::string
+LinkCounters(Ptr<DropperQueueDisc> egress, const std::string& suffix)
+{
+    const QueueDisc::Stats& stats = egress->GetStats();
+    std::ostringstream os;
+    os << ", \"link_packets_" << suffix << "\": " << stats.nTotalReceivedPackets
+       << ", \"link_dropped_" << suffix << "\": " << stats.nTotalDroppedPackets
+       << ", \"link_random_drops_" << suffix << "\": " << egress->GetDroppedCount();
+    return os.str();
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    RunConfig cfg;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("workload", "tcp (the only workload of this program)", cfg.workload);
+    cmd.AddValue("writes", "TCP writes", cfg.writes);
+    cmd.AddValue("writeSize", "bytes per write", cfg.writeSize);
+    cmd.AddValue("linkRateBps", "link rate in bit/s", cfg.linkRateBps);
+    cmd.AddValue("interframeGapNs", "per-frame overhead time in ns", cfg.interframeGapNs);
+    cmd.AddValue("channelDelayNs", "delay of each unimpaired link in ns", cfg.channelDelayNs);
+    cmd.AddValue("linkDelayNs", "delay of the impaired middle link in ns", cfg.linkDelayNs);
+    cmd.AddValue("lossCutoff", "middle link: drop when a 16-bit r < lossCutoff", cfg.lossCutoff);
+    cmd.AddValue("routerQueuePackets", "routers' FIFO limit", cfg.routerQueuePackets);
+    cmd.AddValue("hostQueuePackets", "hosts' FIFO limit", cfg.hostQueuePackets);
+    cmd.AddValue("maxSimTimeS", "cap on simulated seconds", cfg.maxSimTimeS);
+    cmd.AddValue("seed", "RngSeed", cfg.seed);
+    cmd.AddValue("run", "RngRun", cfg.run);
+    cmd.AddValue("output", "JSON output path (- for stdout)", cfg.output);
+    cmd.Parse(argc, argv);
+
+    NS_ABORT_MSG_UNLESS(cfg.workload == "tcp", "--workload must be tcp, not " << cfg.workload);
+    NS_ABORT_MSG_IF(cfg.lossCutoff > 65535, "--lossCutoff must be at most 65535");
+    NS_ABORT_MSG_IF(cfg.writes == 0 || cfg.writeSize == 0, "--writes and --writeSize must be > 0");
+
+    RngSeedManager::SetSeed(cfg.seed);
+    RngSeedManager::SetRun(cfg.run);
+
+    NodeContainer nodes;
+    nodes.Create(4);
+    Ptr<Node> sender = nodes.Get(0);
+    Ptr<Node> router = nodes.Get(1);
+    Ptr<Node> router2 = nodes.Get(2);
+    Ptr<Node> receiver = nodes.Get(3);
+
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(cfg.linkRateBps)));
+    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(cfg.interframeGapNs)));
+    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.channelDelayNs)));
+    NetDeviceContainer left = p2p.Install(sender, router);
+    NetDeviceContainer right = p2p.Install(router2, receiver);
+    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.linkDelayNs)));
+    NetDeviceContainer middle = p2p.Install(router, router2);
+
+    InternetStackHelper internet;
+    internet.Install(nodes);
+
+    // Queue discs go in before addresses, or ns-3 installs its default FqCoDel.
+    const Ipv4Address senderAddress("192.168.1.2");
+    const Ipv4Address receiverAddress("192.168.3.2");
+    InstallFifo(left.Get(0), cfg.hostQueuePackets);
+    InstallFifo(left.Get(1), cfg.routerQueuePackets);
+    auto forward = InstallLoss(middle.Get(0), cfg, receiverAddress);
+    auto reverse = InstallLoss(middle.Get(1), cfg, senderAddress);
+    InstallFifo(right.Get(0), cfg.routerQueuePackets);
+    InstallFifo(right.Get(1), cfg.hostQueuePackets);
+    int64_t stream = 1000;
+    stream += forward->AssignStreams(stream);
+    stream += reverse->AssignStreams(stream);
+    stream += internet.AssignStreams(nodes, stream);
+
+    Assign(left.Get(0), "192.168.1.0", "0.0.0.2");   // sender
+    Assign(left.Get(1), "192.168.1.0", "0.0.0.1");   // router, toward the sender
+    Assign(middle.Get(0), "192.168.2.0", "0.0.0.1"); // router, toward router2
+    Assign(middle.Get(1), "192.168.2.0", "0.0.0.2"); // router2, toward the router
+    Assign(right.Get(0), "192.168.3.0", "0.0.0.1");  // router2, toward the receiver
+    Assign(right.Get(1), "192.168.3.0", "0.0.0.2");  // receiver
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    const uint16_t port = 1026;
+    auto server = CreateObject<TcpBlastServer>();
+    server->SetAttribute("Port", UintegerValue(port));
+    receiver->AddApplication(server);
+    auto client = CreateObject<TcpBlastClient>();
+    client->SetAttribute("Remote", AddressValue(InetSocketAddress(receiverAddress, port)));
+    client->SetAttribute("Writes", UintegerValue(cfg.writes));
+    client->SetAttribute("WriteSize", UintegerValue(cfg.writeSize));
+    sender->AddApplication(client);
+    client->TraceConnectWithoutContext("Done", MakeCallback(+[](Time) { Simulator::Stop(); }));
+
+    Simulator::Stop(Seconds(cfg.maxSimTimeS));
+    Simulator::Run();
+
+    // The congestion control new sockets of the sender got: the variant asked for, or the
+    // run is not what it claims to be.
+    TypeIdValue socketType;
+    sender->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", socketType);
+
+    std::string status = "ok";
+    if (client->IsAborted())
+    {
+        status = "aborted"; // TCP gave up: DataRetries retransmissions of one segment
+    }
+    else if (!client->IsFinished())
+    {
+        status = "timeout"; // the cap ended the transfer: the numbers are lower bounds
+    }
+    const double elapsedS = client->GetElapsed().GetSeconds();
+    const uint64_t delivered = server->GetBytesReceived();
+    std::ostringstream json;
+    json << "{\"status\": \"" << status << "\", \"metrics\": {"
+         << "\"elapsed_s\": " << FormatNumber(elapsedS) << ", \"writes\": " << cfg.writes
+         << ", \"write_size_B\": " << cfg.writeSize
+         << ", \"payload_bytes\": " << cfg.writes * cfg.writeSize
+         << ", \"bytes_delivered\": " << delivered
+         << ", \"goodput_Bps\": " << FormatNumber(elapsedS > 0 ? delivered / elapsedS : 0.0, 3)
+         << ", \"packets_sent\": " << client->GetDataSegmentsSent()
+         << ", \"retransmissions\": " << client->GetRetransmissions()
+         << ", \"rto_timeouts\": " << client->GetTimeouts()
+         << ", \"fast_recoveries\": " << client->GetFastRecoveries()
+         << LinkCounters(forward, "forward") << LinkCounters(reverse, "reverse")
+         << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed << ", \"run\": " << cfg.run
+         << ", \"simulated_s\": " << FormatNumber(Simulator::Now().GetSeconds())
+         << ", \"congestion_control\": \"" << socketType.Get().GetName() << "\"}}\n";
+    Simulator::Destroy();
+    emusim::WriteResult(json.str(), cfg.output);
+    return 0;
+}

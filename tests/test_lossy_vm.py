@@ -1,0 +1,98 @@
+"""The lossy-link family at quick scale on ns-3 and on Mininet in the VM, through Snakemake in a
+copy of the repository: every variant Linux has ran with its own congestion control (read back
+from the connection), the ones a backend lacks are comparison rows saying so, and the impaired
+link lost its share in each direction. Needs root and the VM (under four minutes here)."""
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy.stats import binom
+from test_lossy_workflow import SCENARIO, TARGETS, snakemake
+from workflow_copy import copy_workflow
+
+from emusim import scenario as sc
+from emusim import variants
+
+pytestmark = [
+    pytest.mark.ns3,
+    pytest.mark.slow,
+    pytest.mark.root,
+    pytest.mark.vm,
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)"),
+]
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory, ns3_programs, mininet_ready) -> Path:
+    root = copy_workflow(
+        tmp_path_factory.mktemp("emusim-lossy"), ns3_programs, ("emu", "kernel-dropper")
+    )
+    proc = snakemake(root, *TARGETS, backends="[ns3,mininet]", timeout=3000)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+    return root / "scales" / "quick"
+
+
+def _runs(study: Path) -> tuple[dict, list[dict]]:
+    path = study / "results/mininet" / SCENARIO / "linux-6.1" / "batch.json"
+    batch = json.loads(path.read_text())
+    # run_files are relative to the workflow's directory (the copy), two levels above `study`
+    return batch, [json.loads((study.parents[1] / p).read_text()) for p in batch["run_files"]]
+
+
+def test_every_linux_variant_ran_with_its_own_congestion_control(study):
+    batch, runs = _runs(study)
+    quick = sc.load(SCENARIO, "quick")
+    reg = variants.registry()
+    linux = [p for p in quick.points if reg[p.variant].linux is not None]
+    assert batch["place"] == "vm"
+    assert sorted(r["point"] for r in runs) == sorted(p.id for p in linux)
+    for r in runs:
+        wanted = reg[r["params"]["variant"]].linux.congestion_control
+        assert r["provenance"]["congestion_control"] == wanted, r["point"]
+        m = r["metrics"]
+        assert m["goodput_Bps"] == pytest.approx(m["bytes_delivered"] / m["elapsed_s"], abs=0.01)
+    modules = {v.linux.module for v in reg.values() if v.linux and v.linux.module}
+    assert set(batch["variants"]["modules_loaded"]) <= modules
+    assert {"tcp_htcp", "tcp_vegas", "tcp_cdg"} <= set(batch["variants"]["modules_loaded"])
+    lacking = {p.id for p in quick.points if reg[p.variant].linux is None}
+    assert {n["point"] for n in batch["not_implemented"]} == lacking
+
+
+def test_the_impaired_link_lost_its_share_in_each_direction(study):
+    _, runs = _runs(study)
+    lossy = [r for r in runs if r["params"]["loss"] == "0.05"]
+    for direction in ("forward", "reverse"):
+        seen = sum(r["metrics"][f"link_packets_{direction}"] for r in lossy)
+        lost = sum(r["metrics"][f"link_dropped_{direction}"] for r in lossy)
+        # netem's loss is p = 0.05 exactly (to 2^-32), and at 5 % the window stays too small
+        # to fill the queue, so every drop is a loss: binomial, 99.9 % interval
+        lo, hi = binom.interval(0.999, seen, 0.05)
+        assert lo <= lost <= hi, (direction, lost, seen)
+    # Without loss the ACKs never queue. Data may: under software emulation the router
+    # sometimes forwards slower than the link's rate, its queue fills (RTTs of 25-80 ms
+    # instead of 20) and overflows; every such drop is then retransmitted.
+    for r in (r for r in runs if r["params"]["loss"] == "0"):
+        m = r["metrics"]
+        assert m["link_dropped_reverse"] == 0, r["point"]
+        assert m["link_dropped_forward"] <= m["retransmissions"], r["point"]
+
+
+def test_the_comparison_has_a_row_for_every_cell_saying_what_is_missing(study):
+    table = pd.read_csv(study / "results/compare" / f"{SCENARIO}-ns3-vs-mininet.csv")
+    quick = sc.load(SCENARIO, "quick")
+    reg = variants.registry()
+    assert len(table) == 2 * len(quick.points)  # goodput and completion time
+    for row in table.itertuples():
+        v = reg[row.variant]
+        if v.linux is None:
+            assert row.status == "mininet: not implemented" and pd.isna(row.mininet)
+        elif v.ns3 is None:
+            assert row.status == "ns3: not implemented" and not pd.isna(row.mininet)
+        else:
+            assert not pd.isna(row.ns3) and not pd.isna(row.mininet), row
+            assert row.rel_diff == pytest.approx((row.mininet - row.ns3) / row.mininet)
+    for target in TARGETS[:2]:
+        assert (study.parents[1] / target).stat().st_size > 1000

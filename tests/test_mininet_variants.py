@@ -1,0 +1,193 @@
+"""The Mininet backend's four-host line, impaired link and TCP variants, against hand-computed
+values (no root): commands, plans, where a batch runs, what a run must prove."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from emusim import mininet as mn
+from emusim import mininet_config as cfg
+from emusim import mininet_net as net
+from emusim import profiles, variants
+from emusim import scenario as sc
+
+LOSSY = yaml.safe_load((sc.SCENARIO_DIR / "topologies" / "lossy-link.yaml").read_text())
+
+
+def test_four_hosts_in_a_line():
+    t = cfg.Topology.from_settings(LOSSY)
+    assert [h.role for h in t.hops()] == ["sender", "router", "router2", "receiver"]
+    assert t.links() == [
+        (("192.168.1.2", "sender"), ("192.168.1.1", "router_in")),
+        (("192.168.2.1", "router_out"), ("192.168.2.2", "router2_in")),
+        (("192.168.3.1", "router2_out"), ("192.168.3.2", "receiver")),
+    ]
+    assert t.routers() == ["router", "router2"]
+    assert cfg.node_name("ab12", "router2") == "emsimab12q"
+    bad = json.loads(json.dumps(LOSSY))
+    bad["hosts"]["router2"]["addresses"][0] = "10.1.1.1"
+    with pytest.raises(ValueError, match="router_out and router2_in"):
+        cfg.Topology.from_settings(bad)
+
+
+def test_netem_loss_is_the_percentage_written_exactly():
+    assert cfg.netem_loss_percent("0.05") == "5%"
+    assert cfg.netem_loss_percent("0.125") == "12.5%"
+    assert cfg.netem_loss_percent("0.25") == "25%"
+    assert cfg.netem_loss_percent("0.01") == "1%"
+    with pytest.raises(ValueError):
+        cfg.netem_loss_percent("1.5")
+
+
+def test_the_impaired_link_commands():
+    t = cfg.Topology.from_settings(LOSSY)
+    devs = {k: f"d-{k}" for k in ("router_in", "router_out", "router2_in", "router2_out")}
+    cmds = cfg.impaired_link_commands(t, devs, "0.05", 10)
+    netem = ["tc", "qdisc", "replace", "dev"]
+    # the lossy egresses: the router's queue of 100, loss before it, no delay
+    lossy = ["root", "handle", "1:", "netem", "delay", "0us", "rate", "100000000bit", "24",
+             "limit", "100", "loss", "random", "5%"]  # fmt: skip
+    assert cmds["router"][0] == [*netem, "d-router_out", *lossy]
+    assert cmds["router2"][0] == [*netem, "d-router2_in", *lossy]
+    # the next egresses: 10 ms, and room for the packets on the wire: a full frame takes
+    # 1538 x 8 / 10^8 s = 123.04 µs, 10 000 / 123.04 = 81.3 -> 82, plus one: 100 + 83 = 183
+    delayed = ["root", "handle", "1:", "netem", "delay", "10000us", "rate", "100000000bit", "24",
+               "limit", "183"]  # fmt: skip
+    assert cmds["router2"][1] == [*netem, "d-router2_out", *delayed]
+    assert cmds["router"][1] == [*netem, "d-router_in", *delayed]
+    # 50 ms: 50 000 / 123.04 = 406.4 -> 407, plus one: 508
+    assert cfg.impaired_link_commands(t, devs, "0", 50)["router"][1][-1] == "508"
+    assert "loss" not in cfg.impaired_link_commands(t, devs, "0", 50)["router"][0]
+    with pytest.raises(ValueError, match="router2"):
+        cfg.impaired_link_commands(cfg.Topology("a", "b", "c", "d", 1, 1, 1), devs, "0", 0)
+
+
+def test_qdisc_counters_from_real_tc_output():
+    # `tc -s -j qdisc show dev ...` of iproute2 6.1, netem at the root
+    text = (
+        '[{"kind":"netem","handle":"1:","root":true,"refcnt":2,"options":{"limit":100,'
+        '"loss-random":{"loss":0.05,"correlation":0}},"bytes":1096260,"packets":727,'
+        '"drops":31,"overlimits":0,"requeues":0,"backlog":0,"qlen":0}]'
+    )
+    assert cfg.parse_qdisc_stats(text) == {"packets": 727, "drops": 31}
+    before = {"forward": {"packets": 10, "drops": 1}, "reverse": {"packets": 5, "drops": 0}}
+    after = {"forward": {"packets": 737, "drops": 32}, "reverse": {"packets": 500, "drops": 30}}
+    assert mn.link_metrics(before, after) == {
+        "link_packets_forward": 727 + 31,
+        "link_dropped_forward": 31,
+        "link_packets_reverse": 495 + 30,
+        "link_dropped_reverse": 30,
+    }
+
+
+def test_goodput_is_bytes_over_time():
+    done = {"completed": True, "elapsed_s": 4.0, "payload_bytes": 1_000_568, "writes": 691,
+            "write_size_B": 1448, "packets_sent": 700, "retransmissions": 9, "rto_timeouts": 0,
+            "fast_recoveries": 3, "bytes_acked": 1_000_570}  # fmt: skip
+    m = mn._tcp_metrics(done, 0)
+    assert m["bytes_delivered"] == 1_000_568 and m["goodput_Bps"] == 250_142.0
+    # cut by the cap: what the receiver acknowledged, less the SYN's one byte
+    cut = {**done, "completed": False, "elapsed_s": 120.0, "bytes_acked": 600_001}
+    m = mn._tcp_metrics(cut, 0)
+    assert m["bytes_delivered"] == 600_000 and m["goodput_Bps"] == 5000.0
+
+
+def test_every_linux_6_1_parameter_has_a_linux_mapping():
+    params = {p.name for p in profiles.get("linux-6.1").parameters}
+    mapped = set(cfg.LINUX_TCP["linux-6.1"])
+    assert params - mapped == set(), "map each new profile parameter in LINUX_TCP"
+    assert mapped - params == {"features ns-3 lacks"}
+    setup = cfg.tcp_setup("linux-6.1")
+    assert setup.sysctls["net.ipv4.tcp_congestion_control"] == "cubic"
+    # RACK, TLP, F-RTO off: ns-3 3.44 has none of them
+    assert setup.sysctls["net.ipv4.tcp_recovery"] == setup.sysctls["net.ipv4.tcp_frto"] == "0"
+    # 4 MiB buffer, half offered = the ns-3 profile's 2 MiB receive buffer
+    assert setup.sysctls["net.ipv4.tcp_rmem"].split()[2] == str(2 * 2097152)
+    assert setup.route == {"rto_min": "200ms", "initcwnd": "10"}
+
+
+# --- plans and places -------------------------------------------------------------------------
+
+
+def _plan(tmp_path: Path, sweep: dict, scale: str = "paper"):
+    (tmp_path / "topologies").mkdir(exist_ok=True)
+    src = sc.SCENARIO_DIR / "topologies" / "lossy-link.yaml"
+    (tmp_path / "topologies" / "lossy-link.yaml").write_text(src.read_text())
+    data = yaml.safe_load((sc.SCENARIO_DIR / "lossy-link.yaml").read_text())
+    data.update(sweep=sweep, repetitions=2)
+    data.pop("scales")
+    path = tmp_path / "lossy.yaml"
+    path.write_text(yaml.safe_dump(data))
+    s = sc.load(path, scale)
+    return mn.make_plan(s, "linux-6.1", 0.0, "auto", tmp_path / "r")
+
+
+def test_a_plan_runs_the_linux_variants_and_lists_the_others(tmp_path):
+    plan = _plan(tmp_path, {"loss": ["0", "0.05"], "variant": ["htcp", "newreno", "bbr"]})
+    ran = {(r["point"], r["repetition"]) for r in plan["runs"]}
+    assert len(ran) == 2 * 2 * 2  # two loss rates x htcp, bbr x two repetitions
+    assert {n["point"] for n in plan["not_implemented"]} == {
+        "loss=0+variant=newreno",
+        "loss=0.05+variant=newreno",
+    }
+    run = next(r for r in plan["runs"] if r["point"] == "loss=0.05+variant=htcp")
+    assert run["congestion_control"] == "htcp" and run["link"] == {"loss": "0.05", "delay_ms": 0}
+    assert plan["congestion_controls"] == {
+        "htcp": {"module": "tcp_htcp", "module_parameters": {}},
+        "bbr": {"module": "tcp_bbr", "module_parameters": {}},
+    }
+    assert mn.needs_link(plan) and mn.variant_modules(plan) == {
+        "htcp": "tcp_htcp",
+        "bbr": "tcp_bbr",
+    }
+
+
+def _caps(**kw):
+    base = dict(
+        kernel_release="6.18-test",
+        netem=True,
+        netem_error="",
+        congestion_control={"reno": True, "cubic": True, "bbr": True},
+        module_loaded=False,
+        module_loadable=False,
+        module_error="kernel 6.18-test cannot load modules",
+        netfilter=True,
+        netfilter_error="",
+    )
+    base.update(kw)
+    return net.Capabilities(**base)
+
+
+def test_a_kernel_without_a_variants_algorithm_sends_the_batch_to_the_vm(tmp_path):
+    plan = _plan(tmp_path, {"loss": ["0.05"], "variant": ["bbr"]})
+    assert mn.decide_place(plan, "auto", _caps())[0] == "host"
+    plan = _plan(tmp_path, {"loss": ["0.05"], "variant": ["bbr", "htcp"]})
+    where, why = mn.decide_place(plan, "auto", _caps())
+    assert where == "vm" and "'htcp'" in why and "tcp_htcp" in why
+    with pytest.raises(mn.BatchError, match="htcp"):
+        mn.decide_place(plan, "host", _caps())
+    # an impaired link needs netem even at 0 loss and 0 delay
+    plan = _plan(tmp_path, {"loss": ["0"], "variant": ["bbr"]})
+    assert mn.decide_place(plan, "auto", _caps(netem=False))[0] == "vm"
+
+
+def test_module_parameters_are_kernel_wide():
+    reg = dict(variants.registry())
+    reg["htcp-bw"] = variants.Variant(
+        "htcp-bw", "H-TCP with bandwidth switching", reg["htcp"].ns3,
+        variants.LinuxImplementation("htcp", "tcp_htcp", {"use_bandwidth_switch": "1"}), "test",
+    )  # fmt: skip
+    ccs: dict = {}
+    mn._add_congestion_control(ccs, reg["htcp"])
+    with pytest.raises(mn.BatchError, match="separate batches"):
+        mn._add_congestion_control(ccs, reg["htcp-bw"])
+
+
+def test_a_run_must_have_used_its_variant():
+    entry = {"point": "loss=0+variant=htcp", "repetition": 1, "variant": "htcp"}
+    mn.check_congestion_control("htcp", "htcp", entry)
+    with pytest.raises(mn.BatchError, match="used congestion control 'cubic', not 'htcp'"):
+        mn.check_congestion_control("cubic", "htcp", entry)
+    mn.check_congestion_control("bbr", None, {"point": "base", "repetition": 1})

@@ -1,0 +1,144 @@
+"""The lossy-link program (sim/ns3/programs/lossy-link.cc) and its command line: four hosts, the
+middle link's loss per direction checked from its counters, goodput = bytes / time, the
+congestion control each variant really got, the cap, determinism."""
+
+import json
+import math
+import subprocess
+
+import pytest
+from scipy.stats import binom
+
+from emusim import ns3, profiles, scenario, variants
+
+SCENARIO = "lossy-link"
+PROFILE = "linux-6.1"
+
+
+def _command(programs, point_id: str, rep: int = 1, scale: str = "quick", **overrides):
+    s = scenario.load(SCENARIO, scale)
+    cmd = ns3.command(
+        str(programs / "lossy-link"), s, s.point(point_id), profiles.get(PROFILE), rep, 0.0
+    )
+    for key, value in overrides.items():
+        cmd = [a for a in cmd if not a.startswith(f"--{key}=")] + [f"--{key}={value}"]
+    return cmd
+
+
+def _run(programs, point_id: str, **kw) -> dict:
+    proc = subprocess.run(_command(programs, point_id, **kw), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _arg(cmd: list[str], key: str) -> str:
+    values = [a.split("=", 1)[1] for a in cmd if a.startswith(f"--{key}=")]
+    assert len(values) == 1, (key, values)
+    return values[0]
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+def test_command_of_a_lossy_point(tmp_path):
+    s = scenario.load(SCENARIO, "quick")
+    cmd = ns3.command("lossy-link", s, s.point("delay_ms=10+loss=0.05+variant=htcp"),
+                      profiles.get(PROFILE), 1, 0.0)  # fmt: skip
+    assert ns3.program_name(s) == "lossy-link"
+    # floor(0.05 x 65535) = 3276 (spec/drop-decision.md)
+    assert _arg(cmd, "lossCutoff") == "3276"
+    # 10 ms plus the 24 byte-times of Ethernet framing every link gets: 24 x 80 ns
+    assert _arg(cmd, "linkDelayNs") == str(10_000_000 + 1920)
+    assert _arg(cmd, "channelDelayNs") == "1920"
+    assert _arg(cmd, "writes") == "691"
+    assert _arg(cmd, "ns3::TcpL4Protocol::SocketType") == "ns3::TcpHtcp"
+    # the profile's other settings stay: its 200 ms RTO, its buffers
+    assert _arg(cmd, "ns3::TcpSocketBase::MinRto") == "200ms"
+    assert _arg(cmd, "ns3::TcpSocket::RcvBufSize") == "2097152"
+    # TCP small queues as pacing at the payload rate of back-to-back full frames:
+    # 10^8 x 1448 / 1538 = 94 148 244.47 bit/s, rounded down
+    assert _arg(cmd, "ns3::TcpSocketState::MaxPacingRate") == "94148244bps"
+    assert "--dropMode=off" not in cmd  # the 2001 dropper is not part of this program
+
+
+def test_the_report_programs_commands_are_unchanged():
+    # A scenario without variants: the profile's attributes alone, as before variants existed.
+    s = scenario.load("random-drop", "quick")
+    cmd = ns3.command("t", s, s.point("drop_rate=0.02"), profiles.get("linux-2.2"), 1, 71.8878)
+    tail = cmd[-len(profiles.get("linux-2.2").ns3_args()) :]
+    assert tail == profiles.get("linux-2.2").ns3_args()
+
+
+# --- the program ----------------------------------------------------------------------------------
+
+
+@pytest.mark.ns3
+def test_a_loss_free_transfer(ns3_programs):
+    out = _run(ns3_programs, "delay_ms=10+loss=0+variant=reno")
+    m = out["metrics"]
+    assert out["status"] == "ok"
+    assert m["bytes_delivered"] == m["payload_bytes"] == 691 * 1448
+    # goodput is bytes over time, computed here independently
+    assert m["goodput_Bps"] == pytest.approx(m["bytes_delivered"] / m["elapsed_s"], abs=0.001)
+    # no faster than 691 full frames back to back plus one round trip of 2 x 10 ms
+    assert m["elapsed_s"] > 691 * 1538 * 8 / 1e8 + 0.020
+    assert m["link_dropped_forward"] == m["link_dropped_reverse"] == 0
+    assert m["retransmissions"] == 0  # the sender never overflows its own queue (pacing)
+    # every data segment crossed the middle link: 691 + SYN + FIN
+    assert m["link_packets_forward"] == 693
+    assert out["ns3"]["congestion_control"] == "ns3::TcpLinuxReno"
+
+
+@pytest.mark.ns3
+def test_loss_is_applied_in_each_direction(ns3_programs):
+    # 5 % of the packets toward each end, drawn independently: binomial in what each egress
+    # saw, p = 3276 / 65536 (the dropper's 16-bit decision)
+    p = 3276 / 65536
+    for rep in (1, 2):
+        m = _run(ns3_programs, "delay_ms=10+loss=0.05+variant=cubic", rep=rep)["metrics"]
+        for direction in ("forward", "reverse"):
+            seen = m[f"link_packets_{direction}"]
+            lost = m[f"link_random_drops_{direction}"]
+            lo, hi = binom.interval(0.999, seen, p)
+            assert lo <= lost <= hi, (direction, lost, seen)
+            assert m[f"link_dropped_{direction}"] >= lost
+        assert m["retransmissions"] >= m["link_random_drops_forward"] - 1
+
+
+@pytest.mark.ns3
+@pytest.mark.parametrize("variant", ["htcp", "vegas", "westwood", "bbr", "ledbat"])
+def test_each_variant_runs_its_own_class(ns3_programs, variant):
+    out = _run(ns3_programs, f"delay_ms=10+loss=0.01+variant={variant}")
+    assert out["status"] == "ok"
+    assert out["ns3"]["congestion_control"] == variants.get(variant).ns3.type_id
+
+
+@pytest.mark.ns3
+def test_a_capped_transfer_is_a_timeout_with_a_lower_bound(ns3_programs):
+    # (this run's SYN is lost: the connection starts after the 1 s initial RTO)
+    out = _run(ns3_programs, "delay_ms=10+loss=0.05+variant=reno", maxSimTimeS="2")
+    m = out["metrics"]
+    assert out["status"] == "timeout"
+    assert m["elapsed_s"] == pytest.approx(2.0)
+    assert 0 < m["bytes_delivered"] < m["payload_bytes"]
+    assert m["goodput_Bps"] == pytest.approx(m["bytes_delivered"] / 2.0, abs=0.001)
+
+
+@pytest.mark.ns3
+def test_same_seed_same_bytes_and_runs_differ(ns3_programs):
+    a = _run(ns3_programs, "delay_ms=10+loss=0.05+variant=htcp", rep=1)
+    b = _run(ns3_programs, "delay_ms=10+loss=0.05+variant=htcp", rep=1)
+    c = _run(ns3_programs, "delay_ms=10+loss=0.05+variant=htcp", rep=2)
+    assert a == b
+    assert a["metrics"]["link_random_drops_forward"] != c["metrics"]["link_random_drops_forward"]
+
+
+@pytest.mark.ns3
+def test_delay_is_on_the_middle_link(ns3_programs):
+    # One write: the handshake (one round trip), then the segment with the FIN out and the
+    # server's reply back (another): four crossings of the middle link, so 50 ms of one-way
+    # delay instead of 10 adds 4 x 40 ms, and nothing else changes.
+    short = _run(ns3_programs, "delay_ms=10+loss=0+variant=reno", writes="1")["metrics"]
+    long = _run(ns3_programs, "delay_ms=50+loss=0+variant=reno", scale="paper", writes="1")
+    extra = long["metrics"]["elapsed_s"] - short["elapsed_s"]
+    assert math.isclose(extra, 4 * 0.040, rel_tol=1e-3), extra

@@ -1,0 +1,169 @@
+"""The TCP variant registry and the variant axis: against the implementations that exist (ns-3
+3.44's headers in the wheel, the modules of Debian's kernel) and hand-written expectations."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from emusim import ns3build, profiles, variants
+from emusim import scenario as sc
+from emusim.scenario import ScenarioError
+
+REGISTRY = variants.registry()
+
+# Read off ns-3 3.44 (include/ns3/tcp-*.h) and Debian 12's linux-image-6.1.0-*-amd64
+# (kernel/net/ipv4/tcp_*.ko, cubic and reno built in) when the registry was written.
+BOTH = {
+    "reno", "cubic", "bic", "highspeed", "htcp", "hybla", "illinois", "scalable", "vegas",
+    "veno", "westwood", "yeah", "lp", "bbr",
+}  # fmt: skip
+NS3_ONLY = {"newreno", "ledbat"}
+LINUX_ONLY = {"cdg", "nv"}
+
+
+def test_the_registry_holds_what_each_side_ships():
+    # at least these (a variant added later joins one of the three), each on its sides only
+    both = {n for n, v in REGISTRY.items() if v.ns3 and v.linux}
+    assert both >= BOTH
+    assert {n for n, v in REGISTRY.items() if v.ns3 and not v.linux} >= NS3_ONLY
+    assert {n for n, v in REGISTRY.items() if v.linux and not v.ns3} >= LINUX_ONLY
+    assert all(v.ns3 or v.linux for v in REGISTRY.values())
+
+
+def test_every_ns3_type_is_a_class_of_the_wheel():
+    include = ns3build.ns3_prefix() / "include" / "ns3"
+    headers = "\n".join(p.read_text() for p in include.glob("tcp-*.h"))
+    for name, v in REGISTRY.items():
+        if v.ns3:
+            cls = v.ns3.type_id.removeprefix("ns3::")
+            assert f"class {cls} :" in headers, (name, cls)
+
+
+def _debian_modules_dir() -> Path | None:
+    found = sorted(Path("/lib/modules").glob("*-amd64"))
+    return found[-1] if found else None
+
+
+@pytest.mark.skipif(_debian_modules_dir() is None, reason="Debian's kernel is not installed")
+def test_every_linux_module_is_in_debians_kernel():
+    mods = _debian_modules_dir()
+    builtin = (mods / "modules.builtin").read_text()
+    for name, v in REGISTRY.items():
+        if v.linux and v.linux.module:
+            path = f"kernel/net/ipv4/{v.linux.module}.ko"
+            shipped = any((mods / path).parent.glob(f"{v.linux.module}.ko*"))
+            assert shipped or path in builtin, (name, path)
+
+
+def test_a_variant_replaces_the_profiles_congestion_control_only():
+    base = profiles.get("linux-2.2").ns3_attributes()
+    attrs = variants.ns3_attributes(base, REGISTRY["htcp"])
+    assert attrs[variants.SOCKET_TYPE] == "ns3::TcpHtcp"
+    assert {k: v for k, v in attrs.items() if k != variants.SOCKET_TYPE} == {
+        k: v for k, v in base.items() if k != variants.SOCKET_TYPE
+    }
+    # ns3-default sets no SocketType (ns-3's default, TcpCubic): the variant's is added
+    attrs = variants.ns3_attributes(profiles.get("ns3-default").ns3_attributes(), REGISTRY["bbr"])
+    assert attrs[variants.SOCKET_TYPE] == "ns3::TcpBbr"
+    assert attrs["ns3::TcpSocketState::EnablePacing"] == "true"
+
+
+def test_a_variant_a_backend_lacks_is_refused_and_said_so():
+    assert variants.not_implemented(REGISTRY["htcp"], "mininet") is None
+    why = variants.not_implemented(REGISTRY["newreno"], "mininet")
+    assert "newreno" in why and "linux" in why
+    assert "ns3" in variants.not_implemented(REGISTRY["cdg"], "ns3")
+    with pytest.raises(variants.VariantError, match="cdg"):
+        variants.ns3_attributes({}, REGISTRY["cdg"])
+    with pytest.raises(variants.VariantError, match="known: reno"):
+        variants.get("tcp-turbo")
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda d: d["variants"]["htcp"]["ns3"].update(type="TcpHtcp"), ["variants.htcp.ns3"]),
+        (lambda d: d["variants"]["htcp"].pop("sources"), ["variants.htcp", "sources"]),
+        (lambda d: d["variants"].update({"Bad Name": d["variants"]["htcp"]}), ["Bad Name"]),
+        (
+            lambda d: d["variants"]["htcp"]["linux"].update(module="htcp"),
+            ["variants.htcp.linux", "'htcp'"],
+        ),
+    ],
+)
+def test_an_invalid_registry_names_file_key_and_value(tmp_path, change, expected):
+    data = yaml.safe_load(variants.VARIANTS_PATH.read_text())
+    change(data)
+    path = tmp_path / "tcp_variants.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(variants.VariantError) as err:
+        variants.registry(path)
+    assert str(path) in str(err.value)
+    for part in expected:
+        assert part in str(err.value), str(err.value)
+
+
+def test_a_variant_entered_twice_is_refused(tmp_path):
+    text = variants.VARIANTS_PATH.read_text()
+    entry = "  htcp:\n    description: again\n    ns3: null\n    linux: null\n    sources: x\n"
+    path = tmp_path / "tcp_variants.yaml"
+    path.write_text(text + entry)
+    with pytest.raises(variants.VariantError, match=r"tcp_variants\.yaml: line \d+: .*htcp"):
+        variants.registry(path)
+
+
+# --- the variant axis -------------------------------------------------------------------------
+
+
+def test_lossy_link_sweeps_every_variant_in_registry_order():
+    paper = sc.load("lossy-link", "paper", set(profiles.registry()))
+    # 4 delays x 5 loss rates x every variant
+    assert len(paper.points) == 4 * 5 * len(REGISTRY)
+    assert paper.axes == ["delay_ms", "loss", "variant"]
+    first = [p.values["variant"] for p in paper.points[: len(REGISTRY)]]
+    assert first == list(REGISTRY)
+    point = paper.point("delay_ms=50+loss=0.125+variant=htcp")
+    assert point.variant == "htcp" and point.link == {"delay_ms": 50, "loss": "0.125"}
+    assert point.is_random and not paper.point("delay_ms=50+loss=0+variant=htcp").is_random
+    quick = sc.load("lossy-link", "quick")
+    assert len(quick.points) == 3 * len(REGISTRY)
+    assert quick.point("delay_ms=10+loss=0.05+variant=bbr").workload["writes"] == 691
+
+
+def _lossy(tmp_path: Path, **changes) -> Path:
+    (tmp_path / "topologies").mkdir(exist_ok=True)
+    for name in ("lossy-link", "lin2001"):
+        src = sc.SCENARIO_DIR / "topologies" / f"{name}.yaml"
+        (tmp_path / "topologies" / f"{name}.yaml").write_text(src.read_text())
+    data = yaml.safe_load((sc.SCENARIO_DIR / "lossy-link.yaml").read_text())
+    for key, value in changes.items():
+        data[key] = value
+    path = tmp_path / "t.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_an_unknown_variant_names_the_key_and_the_known_ones(tmp_path):
+    path = _lossy(tmp_path, sweep={"variant": ["htcp", "turbo"]})
+    with pytest.raises(ScenarioError, match=r"sweep\.variant\.1.*'turbo'.*htcp.*'all'"):
+        sc.load(path, "paper")
+    path = _lossy(tmp_path, tcp={"variant": "turbo"}, sweep={"loss": ["0"]})
+    with pytest.raises(ScenarioError, match=r"tcp\.variant.*'turbo'"):
+        sc.load(path, "paper")
+
+
+def test_a_fixed_variant_without_a_sweep(tmp_path):
+    path = _lossy(tmp_path, tcp={"variant": "vegas"}, sweep={"loss": ["0", "0.01"]})
+    s = sc.load(path, "paper")
+    assert [p.variant for p in s.points] == ["vegas", "vegas"]
+    assert s.points[1].id == "loss=0.01"
+
+
+def test_the_impaired_link_needs_a_second_router_and_no_path_delay(tmp_path):
+    path = _lossy(tmp_path, topology={"use": "lin2001"})
+    with pytest.raises(ScenarioError, match="no router2"):
+        sc.load(path, "paper")
+    path = _lossy(tmp_path, topology={"use": "lossy-link", "delay": 72})
+    with pytest.raises(ScenarioError, match=r"topology\.delay.*72"):
+        sc.load(path, "paper")

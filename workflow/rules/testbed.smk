@@ -1,0 +1,74 @@
+# The hardware backend on a real testbed (hardware.source: testbed; docs/testbed.md): the
+# preflight of the hosts and the report's Tables 1.1-1.4 from its facts, one batch per
+# scenario over SSH (emusim.testbed), and the tidy table of its runs.
+
+
+# Only with a testbed: otherwise rule hardware_reference (reference.smk) makes the tables.
+if HARDWARE_SOURCE == "testbed":
+
+    rule testbed_preflight:
+        input:
+            inventory=TESTBED_INVENTORY,
+        output:
+            f"{TESTBED_DIR}/preflight.json",
+        log:
+            f"{PREFIX}logs/hardware/testbed/preflight.log",
+        conda:
+            "../envs/emusim.yaml"
+        params:
+            dropper="" if testbed_needs_dropper() else "--no-dropper",
+        shell:
+            "python -m emusim.testbed preflight --inventory {input.inventory:q}"
+            " --out {output:q} {params.dropper} 2> {log:q}"
+
+    rule testbed_tables:
+        input:
+            f"{TESTBED_DIR}/preflight.json",
+        output:
+            [f"{TESTBED_DIR}/{name}.csv" for name in TESTBED_TABLES],
+        log:
+            f"{PREFIX}logs/hardware/testbed/tables.log",
+        conda:
+            "../envs/emusim.yaml"
+        params:
+            outdir=lambda wc, output: str(Path(output[0]).parent),
+        shell:
+            "python -m emusim.testbed tables --preflight {input:q}"
+            " --out-dir {params.outdir:q} 2> {log:q}"
+
+    rule testbed_batch:
+        input:
+            scenario="scenarios/{scenario}.yaml",
+            inventory=TESTBED_INVENTORY,
+            preflight=f"{TESTBED_DIR}/preflight.json",
+        output:
+            f"{RESULTS}/hardware/{{scenario}}/{HARDWARE_PROFILE}/batch.json",
+        log:
+            f"{PREFIX}logs/hardware/{{scenario}}/batch.log",
+        conda:
+            "../envs/emusim.yaml"
+        # The testbed measures in real time: two batches at once would disturb each other.
+        resources:
+            testbed=1,
+        params:
+            # RESULTS, from the output: RESULTS/hardware/SCENARIO/PROFILE/batch.json
+            results=lambda wc, output: str(Path(output[0]).parents[3]),
+            scale=SCALE,
+        shell:
+            "python -m emusim.testbed batch --inventory {input.inventory:q}"
+            " --scenario {input.scenario:q} --scale {params.scale}"
+            " --results-dir {params.results:q} 2> {log:q}"
+
+    rule testbed_collect:
+        input:
+            batch=f"{RESULTS}/hardware/{{scenario}}/{HARDWARE_PROFILE}/batch.json",
+        output:
+            f"{RESULTS}/hardware/{{scenario}}.csv",
+        log:
+            f"{PREFIX}logs/hardware/{{scenario}}.log",
+        conda:
+            "../envs/emusim.yaml"
+        params:
+            scenario=lambda wc: REFERENCE_SCENARIOS[wc.scenario],
+        script:
+            "../scripts/testbed_collect.py"

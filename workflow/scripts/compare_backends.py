@@ -1,0 +1,45 @@
+"""Rule compare_backends: ns-3 against Mininet where there is no hardware (docs/variants.md).
+
+Mininet, real Linux TCP, is the reference: rel_diff = (mininet - ns3) / mininet. Every cell of
+the scenario's design is a row; one a backend did not run says why in `status`.
+"""
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+import _log
+
+from emusim import selfcheck
+from emusim.compare import compare_backends, run_status
+
+log = _log.setup(snakemake)  # noqa: F821
+inp, params = snakemake.input, snakemake.params  # noqa: F821
+scenario = params.scenario
+stats = pd.read_csv(inp.stats)
+runs = {Path(p).parent.name: pd.read_csv(p) for p in inp.runs}
+statuses = {backend: run_status(table) for backend, table in runs.items()}
+skipped = {}
+for backend, points in params.skipped.items():
+    for point, why in points.items():
+        # a design that leaves the backend out says "not run: …"; a missing variant is the rest
+        skipped[(backend, point)] = "not run" if why.startswith("not run") else "not implemented"
+    for why in sorted(set(points.values())):
+        log.warning("%s: %s", backend, why)
+points = pd.DataFrame(
+    [
+        {"scenario": scenario.name, "profile": profile, "point": p.id, **p.values}
+        for profile in scenario.profiles
+        for p in scenario.points
+    ]
+)
+checks = selfcheck.table(inp.batches)
+verdicts = dict(zip(checks["profile"], checks["selfcheck"], strict=True))
+table = compare_backends(
+    stats, points, params.metrics, "mininet", "ns3", skipped, statuses, verdicts
+)
+table.to_csv(snakemake.output[0], index=False)  # noqa: F821
+for status, n in table.drop_duplicates(["profile", "point"])["status"].value_counts().items():
+    log.info("%d cells: %s", n, status)
