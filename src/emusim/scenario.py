@@ -16,9 +16,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
+from emusim import schema_errors
 from emusim.paths import SCENARIO_DIR
 
 SCALES = ("paper", "quick")
@@ -138,8 +138,7 @@ class Scenario:
         raise KeyError(f"scenario {self.name} has no point {point_id!r}")
 
 
-def _key(path) -> str:
-    return ".".join(str(p) for p in path) or "(top level)"
+_key = schema_errors.key
 
 
 def _deep_merge(base: dict, override: dict) -> dict:
@@ -169,61 +168,11 @@ def _schema() -> dict:
     return yaml.safe_load(SCHEMA_PATH.read_text())
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
-    """What the schema accepts where `error` happened, in words."""
-    schema = error.schema
-    if "enum" in schema:
-        return "one of " + ", ".join(repr(v) for v in schema["enum"])
-    if "const" in schema:
-        return repr(schema["const"])
-    if error.validator in ("additionalProperties", "required"):
-        allowed = sorted(error.schema.get("properties", {}))
-        return "keys " + ", ".join(allowed) if allowed else "no other keys"
-    if error.validator == "oneOf":
-        alts = []
-        for alt in schema["oneOf"]:
-            if "const" in alt:
-                alts.append(repr(alt["const"]))
-            elif "properties" in alt and "kind" in alt["properties"]:
-                alts.append(f"kind {alt['properties']['kind'].get('const')!r}")
-            else:
-                alts.append(alt.get("type", "a value") + _bounds(alt))
-        return " or ".join(alts)
-    if "pattern" in schema:
-        return f"a string matching {schema['pattern']}"
-    return schema.get("type", "a valid value") + _bounds(schema)
-
-
-def _bounds(schema: dict) -> str:
-    parts = [
-        f"{word} {schema[k]}"
-        for k, word in (
-            ("minimum", ">="),
-            ("exclusiveMinimum", ">"),
-            ("maximum", "<="),
-            ("minItems", "with at least"),
-        )
-        if k in schema
-    ]
-    return (" " + " ".join(parts)) if parts else ""
-
-
 def validate(settings: dict, path: Path) -> None:
     """Raise ScenarioError for the first schema violation, naming file, key and value."""
-    validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(settings), key=lambda e: (len(e.path), list(e.path)))
-    if not errors:
-        return
-    err = errors[0]
-    if err.validator == "additionalProperties":
-        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
-        key = _key([*err.path, extra[0]]) if extra else _key(err.path)
-        raise ScenarioError(f"{path}: unknown key {key!r}; accepted here: {_describe(err)}")
-    if err.validator == "required":
-        raise ScenarioError(f"{path}: key {_key(err.path)!r}: {err.message}")
-    raise ScenarioError(
-        f"{path}: key {_key(err.path)!r} has value {err.instance!r}; accepted: {_describe(err)}"
-    )
+    message = schema_errors.first_error(settings, _schema())
+    if message:
+        raise ScenarioError(f"{path}: {message}")
 
 
 def _decimal_range(spec: dict, path: Path, axis: str) -> list[str]:

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-import jsonschema
 import yaml
 
+from emusim import schema_errors
 from emusim.paths import CONFIG_DIR
 
 VARIANTS_PATH = CONFIG_DIR / "tcp_variants.yaml"
@@ -86,15 +86,9 @@ class _UniqueKeys(yaml.SafeLoader):
 
 
 def _check(data: object, path: Path) -> None:
-    schema = yaml.safe_load(SCHEMA_PATH.read_text())
-    errors = sorted(
-        jsonschema.Draft202012Validator(schema).iter_errors(data),
-        key=lambda e: (len(e.path), list(e.path)),
-    )
-    if errors:
-        err = errors[0]
-        key = ".".join(str(p) for p in err.path) or "(top level)"
-        raise VariantError(f"{path}: key {key!r} has value {err.instance!r}: {err.message}")
+    message = schema_errors.first_error(data, yaml.safe_load(SCHEMA_PATH.read_text()))
+    if message:
+        raise VariantError(f"{path}: {message}")
 
 
 def _variant(name: str, raw: dict) -> Variant:

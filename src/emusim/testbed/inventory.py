@@ -14,8 +14,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
+
+from emusim import schema_errors
 
 SCHEMA_PATH = Path(__file__).with_name("inventory.schema.yaml")
 ROLES = ("sender", "router", "receiver")
@@ -120,8 +121,7 @@ def _schema() -> dict:
     return yaml.safe_load(SCHEMA_PATH.read_text())
 
 
-def _key(path) -> str:
-    return ".".join(str(p) for p in path) or "(top level)"
+_key = schema_errors.key
 
 
 def _find_forbidden(data: Any, path: tuple = ()) -> tuple | None:
@@ -140,19 +140,6 @@ def _find_forbidden(data: Any, path: tuple = ()) -> tuple | None:
     return None
 
 
-def _describe(err: jsonschema.ValidationError) -> str:
-    schema = err.schema
-    if "enum" in schema:
-        return "one of " + ", ".join(repr(v) for v in schema["enum"])
-    if "pattern" in schema:
-        return f"a string matching {schema['pattern']}"
-    if err.validator == "additionalProperties":
-        return ", ".join(sorted(schema.get("properties", {})))
-    if err.validator == "required":
-        return err.message
-    return err.message
-
-
 def validate(data: dict, path: Path) -> None:
     """Raise InventoryError for the first problem, naming file, key and value."""
     forbidden = _find_forbidden(data)
@@ -162,20 +149,9 @@ def validate(data: dict, path: Path) -> None:
             "give the host an SSH key instead (identity_file, and the public key in the "
             "host's authorized_keys; README.md, 'Attach your testbed')"
         )
-    validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.path), list(e.path)))
-    if not errors:
-        return
-    err = errors[0]
-    if err.validator == "additionalProperties":
-        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
-        key = _key([*err.path, extra[0]]) if extra else _key(err.path)
-        raise InventoryError(f"{path}: unknown key {key!r}; accepted here: {_describe(err)}")
-    if err.validator == "required":
-        raise InventoryError(f"{path}: key {_key(err.path)!r}: {err.message}")
-    raise InventoryError(
-        f"{path}: key {_key(err.path)!r} has value {err.instance!r}; accepted: {_describe(err)}"
-    )
+    message = schema_errors.first_error(data, _schema())
+    if message:
+        raise InventoryError(f"{path}: {message}")
 
 
 def _expand(value: str | None, base: Path) -> Path | None:

@@ -1,0 +1,69 @@
+"""The first JSON-schema violation of a settings file, in words: the key, the value and what
+the schema accepts there. Scenario files and testbed inventories report errors this way."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import jsonschema
+
+
+def key(path: Sequence[Any]) -> str:
+    """A dotted key path (``hosts.router.ssh``), or ``(top level)``."""
+    return ".".join(str(p) for p in path) or "(top level)"
+
+
+def describe(error: jsonschema.ValidationError) -> str:
+    """What the schema accepts where `error` happened, in words."""
+    schema = error.schema
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(v) for v in schema["enum"])
+    if "const" in schema:
+        return repr(schema["const"])
+    if error.validator in ("additionalProperties", "required"):
+        allowed = sorted(error.schema.get("properties", {}))
+        return "keys " + ", ".join(allowed) if allowed else "no other keys"
+    if error.validator == "oneOf":
+        alts = []
+        for alt in schema["oneOf"]:
+            if "const" in alt:
+                alts.append(repr(alt["const"]))
+            elif "properties" in alt and "kind" in alt["properties"]:
+                alts.append(f"kind {alt['properties']['kind'].get('const')!r}")
+            else:
+                alts.append(alt.get("type", "a value") + _bounds(alt))
+        return " or ".join(alts)
+    if "pattern" in schema:
+        return f"a string matching {schema['pattern']}"
+    return schema.get("type", "a valid value") + _bounds(schema)
+
+
+def _bounds(schema: dict) -> str:
+    parts = [
+        f"{word} {schema[k]}"
+        for k, word in (
+            ("minimum", ">="),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "<="),
+            ("minItems", "with at least"),
+        )
+        if k in schema
+    ]
+    return (" " + " ".join(parts)) if parts else ""
+
+
+def first_error(data: Any, schema: dict) -> str | None:
+    """The first violation (shallowest key first) as a message without the file, or None."""
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.path), list(e.path)))
+    if not errors:
+        return None
+    err = errors[0]
+    if err.validator == "additionalProperties":
+        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
+        where = key([*err.path, extra[0]]) if extra else key(err.path)
+        return f"unknown key {where!r}; accepted here: {describe(err)}"
+    if err.validator == "required":
+        return f"key {key(err.path)!r}: {err.message}"
+    return f"key {key(err.path)!r} has value {err.instance!r}; accepted: {describe(err)}"
