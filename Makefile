@@ -7,7 +7,7 @@ CORES ?= all
 .PHONY: setup study test lint format clean
 
 setup:
-	tools/setup base mininet vm paper testbed
+	tools/setup base mininet vm paper testbed slurm
 
 study: setup
 	$(VENV)/snakemake all --cores $(CORES) --config scale=$(SCALE)

@@ -31,6 +31,9 @@ include: "workflow/rules/mininet.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
+include: "workflow/rules/forwarding.smk"
+include: "workflow/rules/multiflow.smk"
+include: "workflow/rules/cluster.smk"
 
 
 rule all:

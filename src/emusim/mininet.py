@@ -384,6 +384,10 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
             "packets_dropped": dropper.dropped(),
         }
         facts = {"send_errors": sent["send_errors"], "receiver_end": got["end"]}
+    elif w["kind"] == "udp-flood":
+        from emusim import forwarding_mininet  # the router-forwarding study
+
+        return forwarding_mininet.run(network, entry, plan)
     elif w["kind"] == "ping":
         rtts = network.ping(int(w["request_size_B"]), int(w["count"]), float(w["interval_s"]))
         metrics = {
@@ -607,6 +611,8 @@ class BatchWriter:
         what = (
             f"elapsed {m['elapsed_s']:.3f} s"
             if "elapsed_s" in m
+            else f"{m['packets_per_s']:.0f} packets/s"
+            if "packets_per_s" in m
             else f"{len(m.get('rtt_us', []))} echoes"
         )
         log(

@@ -21,6 +21,12 @@ Modelling choices, each with its source (docs/fidelity.md has the full argument)
   channel delay of that link on top of the framing correction (docs/variants.md).
 - TCP variant (axis `variant`): the profile's attributes with its congestion control replaced
   by the variant's (emusim.variants.ns3_attributes); a variant ns-3 lacks is refused.
+- Many flows through one bottleneck (workload `multiflow`, the multi-flow study): program
+  multiflow on the dumbbell, each flow's propagation delay on its sender's access link, the
+  bottleneck a drop-tail FIFO (emusim.multiflow; docs/multiflow.md).
+- A UDP flood (workload `udp-flood`, the router-forwarding study): program router-forwarding,
+  testbed-2001's hosts, framing and queues; with the processing model on, the arguments of
+  emusim.forwarding.ns3_model_args (docs/router-forwarding.md).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from __future__ import annotations
 import zlib
 from decimal import Decimal
 
-from emusim import constants, variants
+from emusim import constants, forwarding, multiflow, variants
 from emusim.profiles import Profile
 from emusim.scenario import Point, Scenario
 
@@ -108,6 +114,8 @@ def workload_args(scenario: Scenario, point: Point) -> list[str]:
             f"--writes={w['datagrams']}",
             f"--writeSize={w['datagram_size_B']}",
         ]
+    if kind == forwarding.WORKLOAD:
+        return forwarding.ns3_workload_args(w)
     if kind == "ping":
         return [
             "--workload=ping",
@@ -133,12 +141,28 @@ LOSSY_PROGRAM_HOSTS = {
     "receiver": {"address": "192.168.3.2"},
 }
 
-PROGRAMS = {"testbed-2001": PROGRAM_HOSTS, "lossy-link": LOSSY_PROGRAM_HOSTS}
+PROGRAMS = {
+    "testbed-2001": PROGRAM_HOSTS,
+    "lossy-link": LOSSY_PROGRAM_HOSTS,
+    "router-forwarding": PROGRAM_HOSTS,
+    # scenarios/topologies/dumbbell.yaml: sender k is 10.1.k.2, the first is named here
+    "multiflow": {
+        "sender": {"address": "10.1.1.2"},
+        "router": {"addresses": ["10.1.1.1", "10.0.0.1"]},
+        "router2": {"addresses": ["10.0.0.2", "10.2.0.1"]},
+        "receiver": {"address": "10.2.0.2"},
+    },
+}
 """Each ns-3 program of sim/ns3/programs and the addresses it builds."""
 
 
 def program_name(scenario: Scenario) -> str:
-    """The program that builds the scenario's topology: four hosts (a `router2`) or three."""
+    """The program that builds the scenario's topology: four hosts (a `router2`) or three; a
+    UDP flood's own (the router-forwarding study)."""
+    if scenario.workload_kind == forwarding.WORKLOAD:
+        return "router-forwarding"
+    if scenario.workload_kind == multiflow.WORKLOAD:
+        return "multiflow"
     return "lossy-link" if "router2" in scenario.settings["topology"]["hosts"] else "testbed-2001"
 
 
@@ -214,6 +238,15 @@ def command(
 ) -> list[str]:
     """The testbed program's full command line for one run."""
     check_topology(scenario)
+    if scenario.workload_kind == multiflow.WORKLOAD:
+        # the dumbbell: senders pace at their own (access) link's rate
+        return [
+            binary,
+            *multiflow.ns3_args(point.settings, interframe_gap_ns),
+            f"--seed={rng_seed(scenario.name, point.id)}",
+            f"--run={repetition}",
+            *tcp_args(point, profile, multiflow.access_rate_bps(point.settings)),
+        ]
     topo = scenario.settings["topology"]
     rate_bps = topo["link_rate_Mbps"] * 1e6
     lossy = program_name(scenario) == "lossy-link"

@@ -17,7 +17,7 @@ from emusim.paths import BUILD_DIR, REPO_ROOT
 
 NS3_SOURCE_DIR = REPO_ROOT / "sim" / "ns3"
 NS3_BUILD_DIR = BUILD_DIR / "ns3"
-PROGRAMS = ("testbed-2001", "lossy-link", "emusim-ns3-tests")
+PROGRAMS = ("testbed-2001", "lossy-link", "multiflow", "router-forwarding", "emusim-ns3-tests")
 
 
 class Ns3BuildError(RuntimeError):

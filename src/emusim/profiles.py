@@ -63,6 +63,17 @@ def registry(path: Path = PROFILES_PATH) -> dict[str, Profile]:
     out = {}
     for name, raw in data["profiles"].items():
         params = tuple(_parameter(name, p, path) for p in raw.get("parameters", []))
+        parent = raw.get("extends")
+        if parent is not None:
+            # another profile's parameters, those named again here replaced in place
+            if parent not in out:
+                raise ValueError(
+                    f"{path}: key 'profiles.{name}.extends' has value {parent!r}; it must "
+                    f"name a profile defined above it ({', '.join(out) or 'none'})"
+                )
+            own = {p.name: p for p in params}
+            inherited = out[parent].parameters[len(common) :]
+            params = tuple(own.pop(p.name, p) for p in inherited) + tuple(own.values())
         out[name] = Profile(name, raw.get("description", "").strip(), common + params)
     return out
 

@@ -41,6 +41,8 @@ def assemble(meta: dict, output: dict, backend_key: str) -> dict:
     provenance = dict(meta.get("provenance", {}))
     if backend_key in output:
         provenance[backend_key] = output[backend_key]
+    # time series, where the program records them (the multi-flow study): kept whole
+    series = {"series": output["series"]} if "series" in output else {}
     return {
         "schema_version": SCHEMA_VERSION,
         "scenario": meta["scenario"],
@@ -53,6 +55,7 @@ def assemble(meta: dict, output: dict, backend_key: str) -> dict:
         "status": output["status"],
         "metrics": output["metrics"],
         "provenance": provenance,
+        **series,
     }
 
 

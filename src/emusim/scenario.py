@@ -47,6 +47,11 @@ AXES: dict[str, Axis] = {
     "variant": Axis(("tcp", "variant"), "variant"),
     "loss": Axis(("impairment", "link", "loss"), "decimal"),
     "delay_ms": Axis(("impairment", "link", "delay_ms"), "int"),
+    # the router-forwarding study (workload udp-flood, emusim.forwarding)
+    "payload_B": Axis(("workload", "payload_B"), "int"),
+    "path": Axis(("workload", "path"), "choice", ("direct", "routed")),
+    # the multi-flow study (workload multiflow, emusim.multiflow): identical flows' number
+    "n_flows": Axis(("workload", "flows", "count"), "int"),
 }
 """Every axis a scenario may sweep. Adding an axis is one entry here."""
 
@@ -313,6 +318,14 @@ def _check_point(settings: dict, path: Path, pid: str) -> None:
         raise ScenarioError(
             f"{path}: point {pid}: key 'workload.request_size_B' is missing (or sweep it)"
         )
+    if settings["workload"]["kind"] == "udp-flood":
+        _check_flood(settings["workload"], path, pid)
+    if settings["workload"]["kind"] == "multiflow":
+        from emusim import multiflow
+
+        problem = multiflow.check(settings)
+        if problem:
+            raise ScenarioError(f"{path}: point {pid}: {problem}")
     has_router2 = "router2" in settings["topology"]["hosts"]
     if "link" in settings["impairment"] and not has_router2:
         raise ScenarioError(
@@ -332,6 +345,27 @@ def _check_point(settings: dict, path: Path, pid: str) -> None:
     variant = (settings.get("tcp") or {}).get("variant")
     if variant is not None:
         _coerce("variant", variant, path, "tcp.variant")
+
+
+UDP_PAYLOAD_RANGE_B = (8, 65507)
+"""A flood's datagram carries its 8-byte sequence number; 65 507 B is UDP's largest payload."""
+
+
+def _check_flood(workload: dict, path: Path, pid: str) -> None:
+    """A udp-flood point needs a payload size and a path, set or swept (a swept value is not
+    seen by the schema, so its range is checked here)."""
+    for key in ("payload_B", "path"):
+        if key not in workload:
+            raise ScenarioError(
+                f"{path}: point {pid}: key 'workload.{key}' is missing (or sweep {key})"
+            )
+    low, high = UDP_PAYLOAD_RANGE_B
+    size = workload["payload_B"]
+    if not low <= size <= high:
+        raise ScenarioError(
+            f"{path}: point {pid}: key 'workload.payload_B' has value {size!r}; accepted: a "
+            f"whole number of bytes in [{low}, {high}]"
+        )
 
 
 def _resolve_topology(raw: dict, path: Path) -> dict:

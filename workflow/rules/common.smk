@@ -8,6 +8,7 @@ from glob import glob
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from emusim import forwarding
 from emusim import hardware as hw
 from emusim import mininet_config
 from emusim import ns3 as ns3mod
@@ -318,7 +319,8 @@ def backend_tables_of(name):
         tables.append(f"{RESULTS}/ns3/{name}.csv")
     if "mininet" in BACKENDS and mininet_profiles(name):
         tables.append(f"{RESULTS}/mininet/{name}.csv")
-    return tables
+    # ns-3 with the router processing model (forwarding.smk)
+    return tables + forwarding_model_tables(name)
 
 
 def compare_metrics(name):
@@ -342,7 +344,12 @@ def backend_compared_scenarios():
     a cell Mininet did not run says why)."""
     if not {"ns3", "mininet"} & set(BACKENDS):
         return []
-    return [n for n in SCENARIOS if not hw.has_reference(n)]
+    # the multi-flow study is ns-3's alone (multiflow.smk): nothing to compare it with
+    return [
+        n
+        for n in SCENARIOS
+        if not hw.has_reference(n) and SCENARIOS[n].workload_kind != "multiflow"
+    ]
 
 
 def lossy_scenarios():
@@ -355,7 +362,10 @@ def lossy_scenarios():
 
 
 def backend_compare_metrics(name):
-    """What ns-3 and Mininet are compared on: goodput and completion time (same size)."""
+    """What ns-3 and Mininet are compared on: goodput and completion time (same size); the
+    router-forwarding study's Mbit/s, packets/s and loss."""
+    if forwarding.is_flood(SCENARIOS[name]):
+        return list(forwarding.METRICS)
     return ["goodput_Bps", "elapsed_s"]
 
 
@@ -397,14 +407,19 @@ def figure_targets():
         and (stem != "fig_ablation" or ablation_scenarios())
         and (stem != "fig4_5_pathology" or pathology_traces())
         for ext in ("pdf", "png")
-    ]
+    ] + forwarding_figure_targets()
 
 
 def table_targets():
     tables = [f"{TABLES}/tcp_profiles", f"{TABLES}/delay_fit", f"{TABLES}/summary"]
-    tables += [f"{TABLES}/{n}" for n in SCENARIOS]
+    # the multi-flow study's table is per phase (multiflow.smk), not per point
+    tables += [
+        f"{TABLES}/{n}" for n in SCENARIOS if SCENARIOS[n].workload_kind != "multiflow"
+    ]
     tables += [f"{TABLES}/{n}-variants" for n in lossy_scenarios()]
-    return [f"{t}.{ext}" for t in tables for ext in ("csv", "tex", "html")]
+    return [
+        f"{t}.{ext}" for t in tables for ext in ("csv", "tex", "html")
+    ] + multiflow_table_targets()
 
 
 def all_targets():
@@ -432,6 +447,8 @@ def all_targets():
         targets += [f"{RESULTS}/ablation/summary.csv", f"{TABLES}/ablation.csv"]
     if testbed_ran() and "hardware" in BACKENDS:
         targets += [f"{TESTBED_DIR}/{name}.csv" for name in TESTBED_TABLES]
+    targets += forwarding_targets()
+    targets += multiflow_targets()
     targets += [PAPER_PDF]
     return targets + figure_targets() + table_targets()
 

@@ -44,6 +44,8 @@ def paper_number_inputs(wildcards):
             for n in lossy_scenarios()
         }
     )
+    # the router-forwarding study: its fit and comparisons (forwarding.smk)
+    inputs.update(forwarding_paper_inputs())
     return inputs
 
 

@@ -9,8 +9,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
+from emusim import forwarding_paper, profiles, variants
 from emusim import paper_numbers as pn
-from emusim import profiles, variants
 
 log = _log.setup(snakemake)  # noqa: F821
 inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
@@ -26,6 +26,11 @@ def table(name: str) -> pd.DataFrame | None:
         return pd.read_csv(inp[name])
     except pd.errors.EmptyDataError:  # a summary over no scenarios is an empty file
         return None
+
+
+def read_json(name: str) -> dict | None:
+    """A named input JSON, or None where the workflow did not make it at this scale."""
+    return json.loads(Path(inp[name]).read_text()) if name in named else None
 
 
 stats = {n: table(f"stats_{n}") for n in params.scenarios}
@@ -56,6 +61,8 @@ numbers = pn.merge(
         )
         for name, spec in params.lossy.items()
     ),
+    # the router-forwarding study (emusim.forwarding_paper)
+    forwarding_paper.numbers(params.scenarios, params.scale, table, read_json),
 )
 Path(out.numbers).write_text(
     pn.render(numbers, params.switches, params.available, params.scale), encoding="utf-8"

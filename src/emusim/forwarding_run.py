@@ -1,0 +1,76 @@
+"""One ns-3 run of the router-forwarding study with the processing model (backend ns3-model).
+
+    python -m emusim.forwarding_run --scenario NAME --scale SCALE --profile PROFILE
+        --point POINT --rep K --program build/ns3/router-forwarding --fit MODEL-FIT.json
+        [--delay-json ONE_WAY_DELAY.json] --out RUN.json
+
+The command is ns-3's without the model (emusim.ns3.command) plus the fitted model's arguments
+(emusim.forwarding.ns3_model_args), built when the run runs: the fit is read then, not when
+Snakemake plans the run, so a fit redone in the same invocation is the one used. The run is
+written by emusim.runjson, as every ns-3 run is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from emusim import forwarding, ns3, profiles, runjson
+from emusim import scenario as sc
+
+
+def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
+    """The run's ns-3 command and its identity for the run JSON."""
+    s = sc.load(args.scenario, args.scale)
+    point = s.point(args.point)
+    profile = profiles.get(args.profile)
+    measured = None
+    if args.delay_json:
+        measured = json.loads(Path(args.delay_json).read_text())["one_way_delay_us"]
+    delay_us = ns3.one_way_delay_us(s, measured)
+    fit = json.loads(Path(args.fit).read_text())
+    cmd = ns3.command(args.program, s, point, profile, args.rep, delay_us)
+    cmd += forwarding.ns3_model_args(fit, int(point.workload["payload_B"]))
+    meta = {
+        "scenario": s.name,
+        "backend": forwarding.MODEL_BACKEND,
+        "profile": profile.name,
+        "point": point.id,
+        "params": point.values,
+        "repetition": args.rep,
+        "seed": ns3.rng_seed(s.name, point.id),
+        "provenance": {
+            "scale": args.scale,
+            "one_way_delay_us": delay_us,
+            "command": cmd,
+            "dropper_impl": "ns3::DropperQueueDisc",
+            "processing_model": {"fit": str(args.fit), "fitted_to": fit["backend"]},
+        },
+    }
+    return cmd, meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenario", required=True)
+    parser.add_argument("--scale", required=True)
+    parser.add_argument("--profile", required=True)
+    parser.add_argument("--point", required=True)
+    parser.add_argument("--rep", required=True, type=int)
+    parser.add_argument("--program", required=True)
+    parser.add_argument("--fit", required=True, type=Path)
+    parser.add_argument("--delay-json", type=Path)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    try:
+        cmd, meta = command_and_meta(args)
+    except (sc.ScenarioError, forwarding.ForwardingError, KeyError, ValueError) as err:
+        print(f"forwarding_run: {err}", file=sys.stderr)
+        return 2
+    return runjson.main(["--meta", json.dumps(meta, sort_keys=True), "--out", args.out, "--", *cmd])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,253 @@
+"""The multi-flow dynamics study (issue 9): flows that arrive and leave a shared bottleneck.
+
+A scenario of workload `multiflow` runs in phases of `phase_s` seconds; each flow has a
+round-trip propagation delay and sends from the start of phase `start_phase` to the start of
+phase `stop_phase`. The bottleneck's buffer may step from phase to phase
+(`buffer_packets_by_phase`, the buffer-size experiment). The ns-3 program
+sim/ns3/programs/multiflow.cc runs it and returns time series; this module turns a scenario point
+into that program's arguments and a run's series into one row per phase: what each phase
+settled to (its second half), aggregate throughput, Jain's fairness index over the active
+flows, the queue, and the packets each flow keeps queued. docs/multiflow.md has the design and
+its sources.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from emusim import constants
+
+WORKLOAD = "multiflow"
+
+SETTLED_FRACTION = 0.5
+"""A phase's statistics are taken over its last half: the first half is the transient after an
+arrival or departure (FAST converges within tens of RTTs, loss-based variants need longer; the
+figures show the whole trajectory)."""
+
+POLLS_PER_SAMPLE = 10
+"""The queue is read this many times per throughput sample (its mean, min and max per sample)."""
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One flow: its round-trip propagation delay and the phases [start, stop) it sends in."""
+
+    rtt_ms: float
+    start_phase: int
+    stop_phase: int
+
+
+def flows(workload: dict[str, Any]) -> list[Flow]:
+    """The workload's flows: its list, or `count` copies of one."""
+    spec = workload["flows"]
+    if isinstance(spec, dict):
+        one = Flow(float(spec["rtt_ms"]), int(spec["start_phase"]), int(spec["stop_phase"]))
+        return [one] * int(spec["count"])
+    return [Flow(float(f["rtt_ms"]), int(f["start_phase"]), int(f["stop_phase"])) for f in spec]
+
+
+def buffers_by_phase(settings: dict[str, Any]) -> list[int]:
+    """The bottleneck buffer in packets in each phase."""
+    workload = settings["workload"]
+    phases = int(workload["phases"])
+    steps = workload.get("buffer_packets_by_phase")
+    if steps is None:
+        return [int(settings["topology"]["router_queue_packets"])] * phases
+    return [int(b) for b in steps]
+
+
+def check(settings: dict[str, Any]) -> str | None:
+    """What is wrong with a multiflow point (keys and values named), or None."""
+    workload = settings["workload"]
+    phases = int(workload["phases"])
+    if "router2" not in settings["topology"]["hosts"]:
+        return (
+            "key 'topology.hosts.router2' is missing; a multiflow workload runs on the "
+            "dumbbell (topology: {use: dumbbell}), whose bottleneck is router to router2"
+        )
+    for i, f in enumerate(flows(workload)):
+        if not 0 <= f.start_phase < f.stop_phase <= phases:
+            return (
+                f"key 'workload.flows' flow {i + 1} has start_phase {f.start_phase} and "
+                f"stop_phase {f.stop_phase}; accepted: 0 <= start_phase < stop_phase <= "
+                f"phases ({phases})"
+            )
+    steps = workload.get("buffer_packets_by_phase")
+    if steps is not None:
+        if len(steps) != phases:
+            return (
+                f"key 'workload.buffer_packets_by_phase' has {len(steps)} entries; accepted: "
+                f"one per phase ({phases})"
+            )
+        if any(b < a for a, b in zip(steps, steps[1:], strict=False)):
+            return (
+                f"key 'workload.buffer_packets_by_phase' has value {steps!r}; accepted: never "
+                "shrinking (a FIFO cannot drop what it already holds to shrink)"
+            )
+    if float(workload["sample_s"]) > float(workload["phase_s"]) * SETTLED_FRACTION:
+        return (
+            f"key 'workload.sample_s' has value {workload['sample_s']!r}; accepted: at most "
+            f"half of phase_s ({workload['phase_s']}), so each phase has settled samples"
+        )
+    return None
+
+
+def duration_s(workload: dict[str, Any]) -> float:
+    return int(workload["phases"]) * float(workload["phase_s"])
+
+
+def ns3_args(settings: dict[str, Any], interframe_gap_ns) -> list[str]:
+    """The multiflow program's arguments for one point (TCP attributes aside)."""
+    topo, workload = settings["topology"], settings["workload"]
+    phase_s = float(workload["phase_s"])
+    bottleneck_bps = round(topo["link_rate_Mbps"] * 1e6)
+    access_bps = round(topo.get("access_rate_Mbps", topo["link_rate_Mbps"]) * 1e6)
+    buffers = buffers_by_phase(settings)
+    schedule = [
+        f"{k * phase_s:g}:{b}" for k, b in enumerate(buffers) if k > 0 and b != buffers[k - 1]
+    ]
+    spec = [
+        f"{f.rtt_ms:g}:{f.start_phase * phase_s:g}:{f.stop_phase * phase_s:g}"
+        for f in flows(workload)
+    ]
+    sample_s = float(workload["sample_s"])
+    # ns-3's CommandLine refuses an empty value: no schedule, no argument
+    steps = [f"--bufferSchedule={','.join(schedule)}"] if schedule else []
+    return [
+        f"--bottleneckRateBps={bottleneck_bps}",
+        f"--bottleneckGapNs={interframe_gap_ns(bottleneck_bps)}",
+        f"--accessRateBps={access_bps}",
+        f"--accessGapNs={interframe_gap_ns(access_bps)}",
+        f"--bufferPackets={buffers[0]}",
+        *steps,
+        f"--flows={','.join(spec)}",
+        f"--durationS={duration_s(workload):g}",
+        f"--sampleS={sample_s:g}",
+        f"--pollS={sample_s / POLLS_PER_SAMPLE:g}",
+    ]
+
+
+def access_rate_bps(settings: dict[str, Any]) -> float:
+    topo = settings["topology"]
+    return topo.get("access_rate_Mbps", topo["link_rate_Mbps"]) * 1e6
+
+
+def payload_capacity_Mbps(link_rate_Mbps: float) -> float:
+    """Goodput of back-to-back full segments at the bottleneck: rate x 1448 / 1538."""
+    return link_rate_Mbps * constants.TCP_WRITE_SIZE_B / constants.ETH_FRAME_WIRE_B
+
+
+def jain_index(rates: np.ndarray | list[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all are equal, 1/n when one
+    flow has everything (Jain, Chiu, Hawe, DEC-TR-301, 1984)."""
+    x = np.asarray(rates, dtype=float)
+    if x.size == 0 or not np.any(x):
+        return float("nan")
+    return float(x.sum() ** 2 / (x.size * (x * x).sum()))
+
+
+def phase_table(run: dict[str, Any], settings: dict[str, Any]) -> pd.DataFrame:
+    """One row per phase of a run: its settled half's throughput, fairness and queue."""
+    workload = settings["workload"]
+    phase_s = float(workload["phase_s"])
+    series = run["series"]
+    t = np.asarray(series["t_s"], dtype=float)
+    mbps = np.asarray(series["flow_Mbps"], dtype=float)  # [flow, sample]
+    flow_q = np.asarray(series["flow_queue_pkts"], dtype=float)
+    q_mean = np.asarray(series["queue_mean_pkts"], dtype=float)
+    q_max = np.asarray(series["queue_max_pkts"], dtype=float)
+    q_min = np.asarray(series["queue_min_pkts"], dtype=float)
+    drops = np.asarray(series["drops"], dtype=float)
+    specs = flows(workload)
+    buffers = buffers_by_phase(settings)
+    capacity = payload_capacity_Mbps(settings["topology"]["link_rate_Mbps"])
+    rows = []
+    eps = 1e-9
+    for k in range(int(workload["phases"])):
+        start, end = k * phase_s, (k + 1) * phase_s
+        settled = (t > start + SETTLED_FRACTION * phase_s + eps) & (t <= end + eps)
+        whole = (t > start + eps) & (t <= end + eps)
+        active = [i for i, f in enumerate(specs) if f.start_phase <= k < f.stop_phase]
+        rates = mbps[active][:, settled].mean(axis=1) if active else np.array([])
+        queued = flow_q[active][:, settled].mean(axis=1) if active else np.array([])
+        aggregate = float(mbps[:, settled].sum(axis=0).mean()) if settled.any() else np.nan
+        rows.append(
+            {
+                "phase": k + 1,
+                "start_s": start,
+                "end_s": end,
+                "flows_active": len(active),
+                "buffer_pkts": buffers[k],
+                "aggregate_Mbps": aggregate,
+                "utilisation": aggregate / capacity,
+                "jain_index": jain_index(rates),
+                "rate_min_Mbps": float(rates.min()) if rates.size else np.nan,
+                "rate_max_Mbps": float(rates.max()) if rates.size else np.nan,
+                "queue_mean_pkts": float(q_mean[settled].mean()),
+                "queue_sd_pkts": float(q_mean[settled].std()),
+                "queue_min_pkts": float(q_min[settled].min()),
+                "queue_max_pkts": float(q_max[settled].max()),
+                "queued_per_flow_pkts": float(queued.mean()) if queued.size else np.nan,
+                "drops_settled": int(drops[settled].sum()),
+                "drops_phase": int(drops[whole].sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def phase_rows(runs: list[dict[str, Any]], scenario) -> pd.DataFrame:
+    """Every run's phase table, with its identity and axis values in front."""
+    frames = []
+    for run in runs:
+        if "series" not in run:
+            continue
+        table = phase_table(run, scenario.point(run["point"]).settings)
+        ident = {
+            "scenario": run["scenario"],
+            "backend": run["backend"],
+            "profile": run["profile"],
+            "point": run["point"],
+            **run["params"],
+            "repetition": run["repetition"],
+        }
+        for key, value in reversed(ident.items()):
+            table.insert(0, key, value)
+        frames.append(table)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def queue_target_pkts(variant_name: str | None) -> tuple[float, float] | None:
+    """(alpha, beta) in packets per flow for a variant with a queueing target (FAST: the
+    registry's ns3::TcpFast::Alpha and ::Beta), else None."""
+    from emusim import variants
+
+    if variant_name is None:
+        return None
+    impl = variants.get(variant_name).ns3
+    attrs = impl.attributes if impl else {}
+    if impl is None or impl.type_id != "ns3::TcpFast":
+        return None
+    return float(attrs["ns3::TcpFast::Alpha"]), float(attrs["ns3::TcpFast::Beta"])
+
+
+PAPER_COLUMNS = {
+    "flows_active": "flows",
+    "buffer_pkts": "buffer (pkts)",
+    "utilisation": "utilisation",
+    "jain_index": "Jain",
+    "queue_mean_pkts": "queue (pkts)",
+    "queue_sd_pkts": "queue sd",
+    "queued_per_flow_pkts": "queued/flow (pkts)",
+    "drops_phase": "drops",
+}
+"""The per-phase table's columns in the paper, and their headings."""
+
+
+def paper_table(phases: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+    """The per-phase table as the paper prints it: one row per axis values and phase."""
+    keep = [a for a in axes if a in phases] + ["phase", *PAPER_COLUMNS]
+    return phases[keep].rename(columns=PAPER_COLUMNS).reset_index(drop=True)
