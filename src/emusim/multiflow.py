@@ -13,6 +13,7 @@ its sources.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +84,7 @@ def check(settings: dict[str, Any]) -> str | None:
                 f"key 'workload.buffer_packets_by_phase' has {len(steps)} entries; accepted: "
                 f"one per phase ({phases})"
             )
-        if any(b < a for a, b in zip(steps, steps[1:], strict=False)):
+        if any(b < a for a, b in itertools.pairwise(steps)):
             return (
                 f"key 'workload.buffer_packets_by_phase' has value {steps!r}; accepted: never "
                 "shrinking (a FIFO cannot drop what it already holds to shrink)"

@@ -70,7 +70,9 @@ def _flows_lines(ax: Axes, run: dict[str, Any], settings: dict[str, Any], legend
         ax.plot(t, total, color="black", lw=0.9, label="sum")
     ax.set_ylim(bottom=0)
     if legend:
-        ax.legend(fontsize=6, title="RTT" if not many else None, title_fontsize=6, loc="upper right")
+        ax.legend(
+            fontsize=6, title="RTT" if not many else None, title_fontsize=6, loc="upper right"
+        )
 
 
 def _queue_lines(

@@ -30,7 +30,9 @@ MULTIFLOW_FIGURES = {
 def multiflow_targets():
     """Phase tables and figures of every multiflow scenario (all_targets)."""
     return [f"{RESULTS}/multiflow/{n}.csv" for n in multiflow_scenarios()] + [
-        f"{FIGURES}/{stem}.{ext}" for stem in MULTIFLOW_FIGURES for ext in ("pdf", "png")
+        f"{FIGURES}/{stem}.{ext}"
+        for stem in MULTIFLOW_FIGURES
+        for ext in ("pdf", "png")
     ]
 
 

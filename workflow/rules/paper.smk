@@ -26,6 +26,8 @@ rule paper_numbers:
         every_n=regular_every_n("regular-1in6"),
         # the lossy-link family: each scenario's headline cell, transfer size and cap
         lossy=lossy_paper_params(),
+        # the multi-flow study: each scenario's design and variants
+        multiflow=multiflow_paper_params(),
         switches=paper_switches(),
         available=lambda wc: {
             "figure": paper_figure_stems(),

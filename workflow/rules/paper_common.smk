@@ -10,6 +10,7 @@ PAPER_GENERATED = f"{PREFIX}paper/generated"
 def paper_figure_stems():
     """Stems of the figures this scale makes (the emulation's self-check only with Mininet)."""
     stems = [Path(p).stem for p in figure_targets() if p.endswith(".pdf")]
+    stems += list(MULTIFLOW_FIGURES)
     return stems + (["fig_mininet_selfcheck"] if mininet_scenarios() else [])
 
 
@@ -46,7 +47,28 @@ def paper_number_inputs(wildcards):
     )
     # the router-forwarding study: its fit and comparisons (forwarding.smk)
     inputs.update(forwarding_paper_inputs())
+    # the multi-flow study: its per-phase tables (multiflow.smk)
+    inputs.update(
+        {
+            f"multiflow_{n}": f"{RESULTS}/multiflow/{n}.csv"
+            for n in multiflow_scenarios()
+        }
+    )
     return inputs
+
+
+def multiflow_paper_params():
+    """Every multiflow scenario the paper knows (run at this scale or not): its first
+    point's settings and its TCP variants (emusim.multiflow_paper)."""
+    out = {}
+    for name in sc.scenario_names():
+        s = SCENARIOS.get(name) or sc.load(name, SCALE)
+        if s.workload_kind == "multiflow":
+            out[name] = {
+                "settings": s.points[0].settings,
+                "variants": list(dict.fromkeys(p.variant for p in s.points)),
+            }
+    return out
 
 
 def lossy_paper_params():

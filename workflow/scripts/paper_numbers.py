@@ -9,7 +9,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import forwarding_paper, profiles, variants
+from emusim import forwarding_paper, multiflow_paper, profiles, variants
 from emusim import paper_numbers as pn
 
 log = _log.setup(snakemake)  # noqa: F821
@@ -63,6 +63,8 @@ numbers = pn.merge(
     ),
     # the router-forwarding study (emusim.forwarding_paper)
     forwarding_paper.numbers(params.scenarios, params.scale, table, read_json),
+    # the multi-flow study (emusim.multiflow_paper)
+    multiflow_paper.numbers(params.multiflow, table),
 )
 Path(out.numbers).write_text(
     pn.render(numbers, params.switches, params.available, params.scale), encoding="utf-8"

@@ -1,0 +1,128 @@
+"""The multi-flow study's numbers for the paper (paper/sections/fast_tcp.tex), from the
+per-phase tables (results/multiflow/NAME.csv, emusim.multiflow.phase_table).
+
+A phase is called steady when its settled half had no drops and the queue's standard deviation
+was under STEADY_SD_FRACTION of its mean (or under one packet); FAST's prediction for the
+buffer-size experiment is steady phases exactly where n x alpha fits in the buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from emusim import multiflow as mf
+from emusim import paper_numbers as pn
+
+STEADY_SD_FRACTION = 0.05
+"""A queue whose settled standard deviation is under 5 % of its mean does not oscillate."""
+
+FAST = "fast"
+
+
+def steady(rows: pd.DataFrame) -> pd.Series:
+    """Per phase row: no drops in the settled half and a queue that holds still."""
+    calm = (rows["queue_sd_pkts"] < STEADY_SD_FRACTION * rows["queue_mean_pkts"]) | (
+        rows["queue_sd_pkts"] < 1
+    )
+    return (rows["drops_settled"] == 0) & calm
+
+
+def _range(values: pd.Series, fmt: Callable[[object], str]) -> str:
+    values = values.dropna()
+    if values.empty:
+        return pn.NA
+    low, high = fmt(values.min()), fmt(values.max())
+    return low if low == high else f"{low}--{high}"
+
+
+def scenario_numbers(
+    name: str, phases: pd.DataFrame | None, settings: Mapping[str, Any], variants: list[str]
+) -> dict:
+    """Design and results of one multiflow scenario, FAST and the comparison variants (every
+    variant of the scenario has its macros, n/a where it did not run: NAMEVariantJainMin,
+    ...UtilisationMin, ...QueueMean, ...Drops)."""
+    key = pn.macro_name(name)
+    workload, topo = settings["workload"], settings["topology"]
+    target = mf.queue_target_pkts(FAST)
+    out = {
+        f"{key}RateMbps": pn.text(f"{topo['link_rate_Mbps']:g}"),
+        f"{key}PhaseS": pn.text(f"{workload['phase_s']:g}"),
+        f"{key}Phases": pn.integer(workload["phases"]),
+        f"{key}Flows": pn.integer(len(mf.flows(workload))),
+        f"{key}BufferPackets": pn.integer(topo["router_queue_packets"]),
+    }
+    have = phases is not None and not phases.empty
+    fast = phases[phases["variant"] == FAST] if have else None
+    ok = fast is not None and not fast.empty
+    out.update(
+        {
+            f"{key}FastQueuedPerFlow": _range(
+                fast["queued_per_flow_pkts"], lambda v: pn.fixed(v, 0)
+            )
+            if ok
+            else pn.NA,
+            f"{key}FastSteadyPhases": pn.integer(int(steady(fast).sum()) if ok else None),
+            f"{key}FastDrops": pn.integer(int(fast["drops_phase"].sum()) if ok else None),
+            f"{key}FastAlpha": pn.integer(target[0] if target else None),
+            f"{key}FastBeta": pn.integer(target[1] if target else None),
+        }
+    )
+    for variant in variants:
+        rows = phases[phases["variant"] == variant] if have else None
+        run = rows is not None and not rows.empty
+        vkey = pn.macro_name(name, variant)
+        out[f"{vkey}JainMin"] = pn.fixed(rows["jain_index"].min() if run else None, 3)
+        out[f"{vkey}UtilisationMin"] = pn.fixed(rows["utilisation"].min() if run else None, 3)
+        out[f"{vkey}QueueMean"] = pn.fixed(rows["queue_mean_pkts"].mean() if run else None, 0)
+        out[f"{vkey}Drops"] = pn.integer(int(rows["drops_phase"].sum()) if run else None)
+    return out
+
+
+def buffer_numbers(name: str, phases: pd.DataFrame | None) -> dict:
+    """The buffer-size experiment: for FAST and each number of flows n, the buffers whose
+    phase was steady and those that oscillated, and whether that is where n x alpha fits."""
+    key = pn.macro_name(name)
+    out: dict[str, str] = {}
+    target = mf.queue_target_pkts(FAST)
+    if phases is None or phases.empty or "n_flows" not in phases or target is None:
+        for n in ("Two", "Twenty"):
+            for what in ("Steady", "Oscillating", "AsPredicted"):
+                out[f"{key}Fast{what}{n}"] = pn.NA
+        return out
+    fast = phases[phases["variant"] == FAST]
+    for n, word in ((2, "Two"), (20, "Twenty")):
+        rows = fast[fast["n_flows"] == n]
+        if rows.empty:
+            for what in ("Steady", "Oscillating", "AsPredicted"):
+                out[f"{key}Fast{what}{word}"] = pn.NA
+            continue
+        calm = steady(rows)
+        fits = n * target[0] <= rows["buffer_pkts"]
+        as_predicted = int((calm == fits).sum())
+        out[f"{key}FastSteady{word}"] = pn.text(
+            ", ".join(str(int(b)) for b in rows.loc[calm, "buffer_pkts"]) or "none"
+        )
+        out[f"{key}FastOscillating{word}"] = pn.text(
+            ", ".join(str(int(b)) for b in rows.loc[~calm, "buffer_pkts"]) or "none"
+        )
+        out[f"{key}FastAsPredicted{word}"] = pn.text(f"{as_predicted} of {len(rows)}")
+    return out
+
+
+def numbers(
+    scenarios: Mapping[str, Mapping[str, Any]],
+    table: Callable[[str], pd.DataFrame | None],
+) -> dict[str, str]:
+    """Every multiflow scenario's numbers; `scenarios` maps a name to its first point's
+    `settings` and its `variants` (every scenario the paper knows, run at this scale or not),
+    `table` reads ``multiflow_NAME``."""
+    out: dict[str, str] = {}
+    for name, spec in scenarios.items():
+        phases = table(f"multiflow_{name}")
+        out.update(scenario_numbers(name, phases, spec["settings"], spec["variants"]))
+        if spec["settings"]["workload"].get("buffer_packets_by_phase"):
+            out.update(buffer_numbers(name, phases))
+    return out
