@@ -30,6 +30,12 @@ def steady(rows: pd.DataFrame) -> pd.Series:
     return (rows["drops_settled"] == 0) & calm
 
 
+def _listing(values: list[object]) -> str:
+    """'a, b and c' (LaTeX text)."""
+    words = [pn.text(f"{v:g}" if isinstance(v, float) else v) for v in values]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
 def _range(values: pd.Series, fmt: Callable[[object], str]) -> str:
     values = values.dropna()
     if values.empty:
@@ -47,7 +53,12 @@ def scenario_numbers(
     key = pn.macro_name(name)
     workload, topo = settings["workload"], settings["topology"]
     target = mf.queue_target_pkts(FAST)
+    rtts = sorted({f.rtt_ms for f in mf.flows(workload)})
     out = {
+        f"{key}Rtts": _listing(rtts),
+        f"{key}RttMin": pn.text(f"{rtts[0]:g}"),
+        f"{key}RttMax": pn.text(f"{rtts[-1]:g}"),
+        f"{key}Groups": pn.integer(len({f.start_phase for f in mf.flows(workload)})),
         f"{key}RateMbps": pn.text(f"{topo['link_rate_Mbps']:g}"),
         f"{key}PhaseS": pn.text(f"{workload['phase_s']:g}"),
         f"{key}Phases": pn.integer(workload["phases"]),
@@ -123,6 +134,12 @@ def numbers(
     for name, spec in scenarios.items():
         phases = table(f"multiflow_{name}")
         out.update(scenario_numbers(name, phases, spec["settings"], spec["variants"]))
-        if spec["settings"]["workload"].get("buffer_packets_by_phase"):
+        steps = spec["settings"]["workload"].get("buffer_packets_by_phase")
+        if steps:
+            key = pn.macro_name(name)
+            out[f"{key}BufferSteps"] = _listing(list(steps))
+            counts = sorted({p["workload"]["flows"]["count"] for p in spec.get("points", [])})
+            out[f"{key}FlowCounts"] = _listing(counts).replace(" and ", " or ") if counts else pn.NA
             out.update(buffer_numbers(name, phases))
+    out["MultiflowSteadyPercent"] = pn.integer(STEADY_SD_FRACTION * 100)
     return out

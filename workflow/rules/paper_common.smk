@@ -67,6 +67,7 @@ def multiflow_paper_params():
             out[name] = {
                 "settings": s.points[0].settings,
                 "variants": list(dict.fromkeys(p.variant for p in s.points)),
+                "points": [p.settings for p in s.points],
             }
     return out
 
