@@ -216,3 +216,23 @@ def test_flows_send_only_inside_their_time_and_the_buffer_steps_and_bounds(ns3_p
     assert out["metrics"]["bottleneck_drops"] > 0
     assert max(series["queue_max_pkts"][: int(np.searchsorted(t, 10))]) >= 45
     assert sum(series["drops"]) == out["metrics"]["bottleneck_drops"]
+
+
+def test_buffer_numbers_count_phases_as_fasts_design_predicts():
+    from emusim import multiflow_paper
+
+    # n alpha = 200 (alpha 100 from the registry): buffers of 50 and 100 cannot hold it
+    base = {"variant": "fast", "n_flows": 2, "drops_settled": 0, "queue_mean_pkts": 200.0}
+    rows = [
+        {**base, "buffer_pkts": 50, "queue_sd_pkts": 20.0, "drops_settled": 9},
+        {**base, "buffer_pkts": 100, "queue_sd_pkts": 0.5},  # steady although n alpha > buffer
+        {**base, "buffer_pkts": 1000, "queue_sd_pkts": 0.5},
+        {**base, "buffer_pkts": 2000, "queue_sd_pkts": 30.0},  # oscillating although it fits
+    ]
+    import pandas as pd
+
+    out = multiflow_paper.buffer_numbers("multiflow-buffer", pd.DataFrame(rows))
+    assert out["MultiflowBufferFastSteadyTwo"] == "100, 1000"
+    assert out["MultiflowBufferFastOscillatingTwo"] == "50, 2000"
+    assert out["MultiflowBufferFastAsPredictedTwo"] == "2 of 4"
+    assert out["MultiflowBufferFastSteadyTwenty"] == "n/a"
