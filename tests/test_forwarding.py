@@ -310,6 +310,11 @@ def test_paper_numbers_from_hand_made_results():
     assert out["RouterForwardingRouterPerPacketUs"] == "40.0"
     assert out["RouterForwardingRouterPerByteNs"] == "5.00"
     assert out["RouterForwardingEmulationPlace"] == "a virtual machine"
+    # exact data: the interval is the estimate itself
+    assert out["RouterForwardingRouterPerPacketEstimate"] == (
+        r"40.0\us{} per packet (confidence interval 40.0 to 40.0)"
+    )
+    assert out["RouterForwardingFitNotes"] == "every estimate is used"
     assert (
         out["RouterForwardingRouterAlone"]
         == rf"{pn.integer(1 / (R_PACKET + 92 * R_BYTE))} packets per second"

@@ -16,7 +16,8 @@ same names whether or not a result exists (``n/a`` then). Names start with the s
 - the fit (results/forwarding/NAME/model-fit.json): ``<S>Generator<PerDatagramUs,
   PerExtraFrameUs, PerByteNs>`` and
   ``<S>Router<PerPacketUs, PerByteNs>`` (the cost the model uses), each also as ``…Estimate…``
-  (least squares) with its interval ``…CiLow…``/``…CiHigh…``, ``<S>RouterAlone`` (its
+  (least squares) with its interval ``…CiLow…``/``…CiHigh…`` and as a phrase with its unit
+  and interval, ``<S><Cost>Estimate`` (for the text), ``<S>RouterAlone`` (its
   ceiling on a CPU of its own, in words), ``<S>FitStatus``, ``<S>FitPairs``, ``<S>FitDirectRuns``,
   ``<S>QueuePackets``, ``<S>EmulationPlace``, ``<S>EmulationKernel``, ``<S>CpuShared``;
 - ns-3 against Mininet (results/compare/NAME-ns3[-model]-vs-mininet.csv): the median |rel_diff|
@@ -53,6 +54,10 @@ def _mean(stats: pd.DataFrame | None, backend: str, path: str, payload: int, met
     return float(rows["mean"].iloc[0]) if len(rows) else None
 
 
+def _seconds(value: float) -> str:
+    return integer(value) if float(value).is_integer() else significant(value)
+
+
 def design_numbers(key: str, scenario) -> Numbers:
     """The study's design at this scale and the line rate it is measured against."""
     sizes = sorted({int(p.workload["payload_B"]) for p in scenario.points})
@@ -61,7 +66,7 @@ def design_numbers(key: str, scenario) -> Numbers:
         f"{key}Sizes": integer(len(sizes)),
         f"{key}SmallestB": integer(sizes[0]),
         f"{key}LargestB": integer(sizes[-1]),
-        f"{key}DurationS": significant(scenario.settings["workload"]["duration_s"]),
+        f"{key}DurationS": _seconds(scenario.settings["workload"]["duration_s"]),
         f"{key}Repetitions": integer(scenario.repetitions),
         f"{key}LineRatePpsSmallest": integer(forwarding.line_rate_pps(sizes[0], rate)),
         f"{key}LineRateMbpsLargest": fixed(forwarding.line_rate_Mbps(sizes[-1], rate), 1),
@@ -116,25 +121,62 @@ def _ci(values, index: int):
     return None if not values or values[index] is None else values[index]
 
 
+#: Each fitted cost: macro name, which part of the fit, its term, unit, unit in the text, words.
+COSTS = (
+    ("GeneratorPerDatagram", "host", "per_datagram", _us, r"\us{}", "per datagram"),
+    ("GeneratorPerExtraFrame", "host", "per_extra_frame", _us, r"\us{}",
+     "per fragment beyond the first"),
+    ("GeneratorPerByte", "host", "per_byte", _ns, r"\,ns", "per byte"),
+    ("RouterPerPacket", "router", "per_packet", _us, r"\us{}", "per packet"),
+    ("RouterPerByte", "router", "per_byte", _ns, r"\,ns", "per byte"),
+)  # fmt: skip
+
+WHO = {"host": "sender", "router": "router"}
+
+
+def _estimate(part: Mapping, term: str, unit, tex_unit: str, words: str) -> str:
+    """A cost's least-squares estimate as the text says it: value, unit, what it is paid for
+    and its interval, or that the sizes gave none."""
+    value = part.get(f"{term}_estimate_s")
+    if value is None:
+        return f"none {words} (no size that held the sender back tells it apart)"
+    ci = part.get(f"{term}_ci_s") or [None, None]
+    interval = (
+        f" (confidence interval {unit(ci[0])} to {unit(ci[1])})"
+        if ci[0] is not None and ci[1] is not None
+        else ""
+    )
+    return f"{unit(value)}{tex_unit} {words}{interval}"
+
+
 def fit_numbers(key: str, fit: Mapping | None) -> Numbers:
     """The processing model's parameters with their 95 % intervals, and where they came from."""
     fit = fit or {}
-    host, router = fit.get("host") or {}, fit.get("router") or {}
+    parts = {"host": fit.get("host") or {}, "router": fit.get("router") or {}}
     ceilings, emulation = fit.get("ceilings") or {}, fit.get("emulation") or {}
     out: Numbers = {}
-    for name, part, term, unit in (
-        ("GeneratorPerDatagram", host, "per_datagram", _us),
-        ("GeneratorPerExtraFrame", host, "per_extra_frame", _us),
-        ("GeneratorPerByte", host, "per_byte", _ns),
-        ("RouterPerPacket", router, "per_packet", _us),
-        ("RouterPerByte", router, "per_byte", _ns),
-    ):
+    unknown, negative = [], []
+    for name, which, term, unit, tex_unit, words in COSTS:
+        part = parts[which]
         suffix = "Us" if unit is _us else "Ns"
         out[f"{key}{name}{suffix}"] = unit(part.get(f"{term}_s"))
         out[f"{key}{name}Estimate{suffix}"] = unit(part.get(f"{term}_estimate_s"))
         ci = part.get(f"{term}_ci_s")
         out[f"{key}{name}CiLow{suffix}"] = unit(_ci(ci, 0))
         out[f"{key}{name}CiHigh{suffix}"] = unit(_ci(ci, 1))
+        out[f"{key}{name}Estimate"] = (
+            _estimate(part, term, unit, tex_unit, words) if fit else text(None)
+        )
+        estimate = part.get(f"{term}_estimate_s")
+        if fit and estimate is None:
+            unknown.append(f"the {WHO[which]}'s cost {words}")
+        elif fit and part.get(f"{term}_s") == 0 and estimate != 0:
+            negative.append(f"the {WHO[which]}'s cost {words}")
+    notes = []
+    if unknown:
+        notes.append("not estimable, so 0: " + ", ".join(unknown))
+    if negative:
+        notes.append("negative, alone or with the others, so 0: " + ", ".join(negative))
     alone = ceilings.get("router_alone_pps")
     if alone is not None:
         out[f"{key}RouterAlone"] = f"{integer(alone)} packets per second"
@@ -143,11 +185,11 @@ def fit_numbers(key: str, fit: Mapping | None) -> Numbers:
             "without a limit: the cost fitted to it is zero" if ceilings else None
         )
     out[f"{key}FitStatus"] = text(fit.get("status"))
-    notes = [f"sender's {n}" for n in host.get("notes") or []]
-    notes += [f"router's {n}" for n in router.get("notes") or []]
-    out[f"{key}FitNotes"] = text("; ".join(notes) if notes else ("none" if fit else None))
-    out[f"{key}FitPairs"] = integer(router.get("n"))
-    out[f"{key}FitDirectRuns"] = integer(host.get("n"))
+    out[f"{key}FitNotes"] = text(
+        "; ".join(notes) if notes else ("every estimate is used" if fit else None)
+    )
+    out[f"{key}FitPairs"] = integer(parts["router"].get("n"))
+    out[f"{key}FitDirectRuns"] = integer(parts["host"].get("n"))
     # the model's queue and CPU: the fit's, else the kernel's default and the emulation's CPU
     out[f"{key}QueuePackets"] = integer(
         fit.get("queue_packets", forwarding.PROCESSOR_QUEUE_DEFAULT)
