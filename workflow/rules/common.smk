@@ -57,7 +57,12 @@ BLAST_TOOLS = ["build/emu/tcpblast", "build/emu/udpblast"]
 
 
 def _load_scenarios():
-    names = config.get("scenarios") or sc.scenario_names()
+    # all scenarios but those config leave_out names at this scale, unless listed explicitly
+    names = config.get("scenarios") or [
+        n
+        for n in sc.scenario_names()
+        if n not in config.get("leave_out", {}).get(SCALE, [])
+    ]
     known = set(tcp_profiles.registry())
     loaded = {}
     for name in names:
