@@ -20,6 +20,7 @@
 
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
+#include "../model/queue-setup.h"
 #include "../model/run-output.h"
 
 #include "ns3/core-module.h"
@@ -57,52 +58,16 @@ struct RunConfig
     std::string output;               //!< JSON path ("" or "-": stdout)
 };
 
-/// Shrink a device's own queue to the frame being sent, so the queue disc above it holds
-/// what Linux's qdisc holds (as in testbed-2001).
-void
-OneFrameDeviceQueue(Ptr<NetDevice> device)
-{
-    device->GetObject<PointToPointNetDevice>()->GetQueue()->SetMaxSize(QueueSize("1p"));
-}
-
-/// A FIFO of `packets` packets as the root queue disc of `device`.
-void
-InstallFifo(Ptr<NetDevice> device, uint32_t packets)
-{
-    OneFrameDeviceQueue(device);
-    TrafficControlHelper tch;
-    tch.SetRootQueueDisc("ns3::FifoQueueDisc",
-                         "MaxSize",
-                         QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)));
-    tch.Install(device);
-}
-
 /// The lossy egress of the middle link: random loss of packets to `toward`, then a FIFO.
 Ptr<DropperQueueDisc>
 InstallLoss(Ptr<NetDevice> device, const RunConfig& cfg, Ipv4Address toward)
 {
-    OneFrameDeviceQueue(device);
-    TrafficControlHelper tch;
-    tch.SetRootQueueDisc(
-        "ns3::DropperQueueDisc",
-        "MaxSize",
-        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, cfg.routerQueuePackets)),
-        "Mode",
-        EnumValue(cfg.lossCutoff > 0 ? DropperQueueDisc::RANDOM : DropperQueueDisc::OFF),
-        "Cutoff",
-        UintegerValue(cfg.lossCutoff),
-        "Target",
-        Ipv4AddressValue(toward));
-    return DynamicCast<DropperQueueDisc>(tch.Install(device).Get(0));
-}
-
-/// Assign one address of a /24 to one device.
-Ipv4Address
-Assign(Ptr<NetDevice> device, const char* network, const char* host)
-{
-    Ipv4AddressHelper ipv4;
-    ipv4.SetBase(network, "255.255.255.0", host);
-    return ipv4.Assign(NetDeviceContainer(device)).GetAddress(0);
+    return emusim::InstallDropper(device,
+                                  cfg.routerQueuePackets,
+                                  cfg.lossCutoff > 0 ? "random" : "off",
+                                  cfg.lossCutoff,
+                                  0,
+                                  toward);
 }
 
 /// The counters of one direction of the middle link, as JSON members with `suffix`.
@@ -169,23 +134,23 @@ main(int argc, char* argv[])
     // Queue discs go in before addresses, or ns-3 installs its default FqCoDel.
     const Ipv4Address senderAddress("192.168.1.2");
     const Ipv4Address receiverAddress("192.168.3.2");
-    InstallFifo(left.Get(0), cfg.hostQueuePackets);
-    InstallFifo(left.Get(1), cfg.routerQueuePackets);
+    emusim::InstallFifo(left.Get(0), cfg.hostQueuePackets);
+    emusim::InstallFifo(left.Get(1), cfg.routerQueuePackets);
     auto forward = InstallLoss(middle.Get(0), cfg, receiverAddress);
     auto reverse = InstallLoss(middle.Get(1), cfg, senderAddress);
-    InstallFifo(right.Get(0), cfg.routerQueuePackets);
-    InstallFifo(right.Get(1), cfg.hostQueuePackets);
+    emusim::InstallFifo(right.Get(0), cfg.routerQueuePackets);
+    emusim::InstallFifo(right.Get(1), cfg.hostQueuePackets);
     int64_t stream = 1000;
     stream += forward->AssignStreams(stream);
     stream += reverse->AssignStreams(stream);
     stream += internet.AssignStreams(nodes, stream);
 
-    Assign(left.Get(0), "192.168.1.0", "0.0.0.2");   // sender
-    Assign(left.Get(1), "192.168.1.0", "0.0.0.1");   // router, toward the sender
-    Assign(middle.Get(0), "192.168.2.0", "0.0.0.1"); // router, toward router2
-    Assign(middle.Get(1), "192.168.2.0", "0.0.0.2"); // router2, toward the router
-    Assign(right.Get(0), "192.168.3.0", "0.0.0.1");  // router2, toward the receiver
-    Assign(right.Get(1), "192.168.3.0", "0.0.0.2");  // receiver
+    emusim::AssignAddress(left.Get(0), "192.168.1.0", "0.0.0.2");   // sender
+    emusim::AssignAddress(left.Get(1), "192.168.1.0", "0.0.0.1");   // router, toward the sender
+    emusim::AssignAddress(middle.Get(0), "192.168.2.0", "0.0.0.1"); // router, toward router2
+    emusim::AssignAddress(middle.Get(1), "192.168.2.0", "0.0.0.2"); // router2, toward the router
+    emusim::AssignAddress(right.Get(0), "192.168.3.0", "0.0.0.1");  // router2, toward the receiver
+    emusim::AssignAddress(right.Get(1), "192.168.3.0", "0.0.0.2");  // receiver
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     const uint16_t port = 1026;

@@ -28,6 +28,7 @@
  * scenario. TCP attributes are set the ns-3 way, e.g. --ns3::TcpL4Protocol::SocketType=...
  */
 
+#include "../model/queue-setup.h"
 #include "../model/run-output.h"
 
 #include "ns3/applications-module.h"
@@ -78,7 +79,7 @@ struct RunConfig
     double durationS{100};                 //!< simulated time
     double sampleS{1};                     //!< throughput sample period
     double pollS{0.1};                     //!< queue poll period
-    uint32_t backlogBytes{262144};          //!< unsent data a flow keeps in its socket
+    uint32_t backlogBytes{262144};         //!< unsent data a flow keeps in its socket
     uint64_t seed{1};                      //!< RngSeed
     uint64_t run{1};                       //!< RngRun
     std::string output;                    //!< JSON path ("" or "-": stdout)
@@ -155,9 +156,8 @@ class BoundedBulkSender : public Application
         m_socket = DynamicCast<TcpSocketBase>(
             Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId()));
         m_socket->Bind();
-        m_socket->TraceConnectWithoutContext(
-            "NextTxSequence",
-            MakeCallback(&BoundedBulkSender::NextTx, this));
+        m_socket->TraceConnectWithoutContext("NextTxSequence",
+                                             MakeCallback(&BoundedBulkSender::NextTx, this));
         m_socket->SetConnectCallback(MakeCallback(&BoundedBulkSender::Connected, this),
                                      MakeNullCallback<void, Ptr<Socket>>());
         m_socket->SetSendCallback(MakeCallback(&BoundedBulkSender::Space, this));
@@ -211,38 +211,38 @@ class BoundedBulkSender : public Application
         }
     }
 
-    Address m_remote;           //!< the sink
-    uint32_t m_backlog;         //!< unsent bytes to keep
+    Address m_remote;            //!< the sink
+    uint32_t m_backlog;          //!< unsent bytes to keep
     Ptr<TcpSocketBase> m_socket; //!< the connection
-    SequenceNumber32 m_nextTx;  //!< next new sequence number TCP sends
-    bool m_connected{false};    //!< handshake done
-    bool m_stopped{false};      //!< past the departure time
+    SequenceNumber32 m_nextTx;   //!< next new sequence number TCP sends
+    bool m_connected{false};     //!< handshake done
+    bool m_stopped{false};       //!< past the departure time
 };
 
 /// What the poller and the samplers accumulate.
 struct Recorder
 {
-    std::vector<Ptr<PacketSink>> sinks;   //!< one per flow
-    std::vector<int64_t> inQueue;         //!< each flow's packets in the bottleneck FIFO
-    Ptr<QueueDisc> bottleneck;            //!< the bottleneck's FIFO
-    uint32_t firstSenderNet{0};           //!< 10.1.1.0 as an integer
-    std::vector<uint64_t> lastRx;         //!< sink counters at the previous sample
+    std::vector<Ptr<PacketSink>> sinks; //!< one per flow
+    std::vector<int64_t> inQueue;       //!< each flow's packets in the bottleneck FIFO
+    Ptr<QueueDisc> bottleneck;          //!< the bottleneck's FIFO
+    uint32_t firstSenderNet{0};         //!< 10.1.1.0 as an integer
+    std::vector<uint64_t> lastRx;       //!< sink counters at the previous sample
     // per sample interval, accumulated over polls
-    double queueSum{0};                   //!< sum of polled queue lengths
-    uint32_t queueMax{0};                 //!< largest polled length
-    uint32_t queueMin{UINT32_MAX};        //!< smallest polled length
-    std::vector<double> flowQueueSum;     //!< sum of each flow's polled packets
-    uint32_t polls{0};                    //!< polls in the interval
-    uint64_t dropsAtLastSample{0};        //!< the FIFO's drops before the interval
+    double queueSum{0};               //!< sum of polled queue lengths
+    uint32_t queueMax{0};             //!< largest polled length
+    uint32_t queueMin{UINT32_MAX};    //!< smallest polled length
+    std::vector<double> flowQueueSum; //!< sum of each flow's polled packets
+    uint32_t polls{0};                //!< polls in the interval
+    uint64_t dropsAtLastSample{0};    //!< the FIFO's drops before the interval
     // the series
-    std::vector<double> t;                //!< end of each sample interval
-    std::vector<std::vector<double>> mbps; //!< [flow][sample] goodput
+    std::vector<double> t;                      //!< end of each sample interval
+    std::vector<std::vector<double>> mbps;      //!< [flow][sample] goodput
     std::vector<std::vector<double>> flowQueue; //!< [flow][sample] mean packets queued
-    std::vector<double> queueMean;        //!< mean queue per sample
-    std::vector<uint32_t> queueMaxS;      //!< max queue per sample
-    std::vector<uint32_t> queueMinS;      //!< min queue per sample
-    std::vector<uint32_t> bufferS;        //!< the buffer limit at the sample
-    std::vector<uint64_t> dropsS;         //!< FIFO drops in the interval
+    std::vector<double> queueMean;              //!< mean queue per sample
+    std::vector<uint32_t> queueMaxS;            //!< max queue per sample
+    std::vector<uint32_t> queueMinS;            //!< min queue per sample
+    std::vector<uint32_t> bufferS;              //!< the buffer limit at the sample
+    std::vector<uint64_t> dropsS;               //!< FIFO drops in the interval
 };
 
 Recorder g_rec; //!< the one run's recorder
@@ -344,18 +344,6 @@ Array(const std::vector<T>& values, int digits)
     return os.str();
 }
 
-/// Shrink a device's own queue to the frame being sent, so the queue disc holds the backlog.
-void
-InstallFifo(Ptr<NetDevice> device, uint32_t packets)
-{
-    device->GetObject<PointToPointNetDevice>()->GetQueue()->SetMaxSize(QueueSize("1p"));
-    TrafficControlHelper tch;
-    tch.SetRootQueueDisc("ns3::FifoQueueDisc",
-                         "MaxSize",
-                         QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)));
-    tch.Install(device);
-}
-
 } // namespace
 
 int
@@ -416,8 +404,8 @@ main(int argc, char* argv[])
     {
         access.SetChannelAttribute("Delay", TimeValue(MilliSeconds(flows[i].rttMs / 2)));
         NetDeviceContainer link = access.Install(senders.Get(i), router);
-        InstallFifo(link.Get(0), big);
-        InstallFifo(link.Get(1), big);
+        emusim::InstallFifo(link.Get(0), big);
+        emusim::InstallFifo(link.Get(1), big);
         std::ostringstream net;
         net << "10.1." << i + 1 << ".0";
         ipv4.SetBase(net.str().c_str(), "255.255.255.0", "0.0.0.1");
@@ -425,12 +413,12 @@ main(int argc, char* argv[])
         senderAddresses.push_back(ifs.GetAddress(1));
     }
     NetDeviceContainer middle = pipe.Install(router, router2);
-    InstallFifo(middle.Get(0), cfg.bufferPackets);
-    InstallFifo(middle.Get(1), big);
+    emusim::InstallFifo(middle.Get(0), cfg.bufferPackets);
+    emusim::InstallFifo(middle.Get(1), big);
     access.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
     NetDeviceContainer last = access.Install(router2, receiver);
-    InstallFifo(last.Get(0), big);
-    InstallFifo(last.Get(1), big);
+    emusim::InstallFifo(last.Get(0), big);
+    emusim::InstallFifo(last.Get(1), big);
     ipv4.SetBase("10.0.0.0", "255.255.255.0", "0.0.0.1");
     ipv4.Assign(middle);
     ipv4.SetBase("10.2.0.0", "255.255.255.0", "0.0.0.1");
@@ -439,8 +427,9 @@ main(int argc, char* argv[])
     internet.AssignStreams(senders, 1000);
     internet.AssignStreams(core, 2000);
 
-    g_rec.bottleneck = middle.Get(0)->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(
-        middle.Get(0));
+    g_rec.bottleneck =
+        middle.Get(0)->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(
+            middle.Get(0));
     g_rec.firstSenderNet = Ipv4Address("10.1.1.0").Get();
     g_rec.inQueue.assign(n, 0);
     g_rec.flowQueueSum.assign(n, 0);
@@ -460,7 +449,7 @@ main(int argc, char* argv[])
         apps.Start(Seconds(0));
         g_rec.sinks.push_back(DynamicCast<PacketSink>(apps.Get(0)));
         auto sender = CreateObject<BoundedBulkSender>(InetSocketAddress(receiverAddress, port),
-                                                cfg.backlogBytes);
+                                                      cfg.backlogBytes);
         senders.Get(i)->AddApplication(sender);
         sender->SetStartTime(Seconds(flows[i].startS));
         sender->SetStopTime(Seconds(flows[i].stopS));
@@ -492,8 +481,9 @@ main(int argc, char* argv[])
          << ", \"goodput_Bps\": " << FormatNumber(delivered / cfg.durationS, 3)
          << ", \"bottleneck_packets\": " << stats.nTotalReceivedPackets
          << ", \"bottleneck_drops\": " << stats.nTotalDroppedPackets << "}, \"series\": {"
-         << "\"t_s\": " << Array(g_rec.t, 6) << ", \"queue_mean_pkts\": "
-         << Array(g_rec.queueMean, 3) << ", \"queue_max_pkts\": " << Array(g_rec.queueMaxS, 0)
+         << "\"t_s\": " << Array(g_rec.t, 6)
+         << ", \"queue_mean_pkts\": " << Array(g_rec.queueMean, 3)
+         << ", \"queue_max_pkts\": " << Array(g_rec.queueMaxS, 0)
          << ", \"queue_min_pkts\": " << Array(g_rec.queueMinS, 0)
          << ", \"buffer_pkts\": " << Array(g_rec.bufferS, 0)
          << ", \"drops\": " << Array(g_rec.dropsS, 0) << ", \"flow_Mbps\": [";

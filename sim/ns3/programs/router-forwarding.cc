@@ -24,6 +24,7 @@
 
 #include "../model/dropper-queue-disc.h"
 #include "../model/flood-apps.h"
+#include "../model/queue-setup.h"
 #include "../model/router-processor.h"
 #include "../model/run-output.h"
 
@@ -72,45 +73,21 @@ struct RunConfig
 };
 
 /// A FIFO (or the dropper) of `packets` packets as the root queue disc of `device`, whose own
-/// queue shrinks to one frame (testbed-2001's queues).
+/// The queue disc of one egress: a FIFO, or the dropper with this run's settings in front
+/// of it (emusim::InstallDropper); the device's own queue one frame.
 Ptr<QueueDisc>
 InstallQueue(Ptr<NetDevice> device, const RunConfig& cfg, uint32_t packets, bool dropper)
 {
-    device->GetObject<PointToPointNetDevice>()->GetQueue()->SetMaxSize(QueueSize("1p"));
-    TrafficControlHelper tch;
-    if (dropper)
+    if (!dropper)
     {
-        auto mode = cfg.dropMode == "random"    ? DropperQueueDisc::RANDOM
-                    : cfg.dropMode == "regular" ? DropperQueueDisc::REGULAR
-                                                : DropperQueueDisc::OFF;
-        tch.SetRootQueueDisc("ns3::DropperQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)),
-                             "Mode",
-                             EnumValue(mode),
-                             "Cutoff",
-                             UintegerValue(cfg.cutoff),
-                             "EveryN",
-                             UintegerValue(cfg.everyN),
-                             "Target",
-                             Ipv4AddressValue(Ipv4Address(cfg.target.c_str())));
+        return emusim::InstallFifo(device, packets);
     }
-    else
-    {
-        tch.SetRootQueueDisc("ns3::FifoQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)));
-    }
-    return tch.Install(device).Get(0);
-}
-
-/// Assign one address of a /24 to one device.
-Ipv4Address
-Assign(Ptr<NetDevice> device, const char* network, const char* host)
-{
-    Ipv4AddressHelper ipv4;
-    ipv4.SetBase(network, "255.255.255.0", host);
-    return ipv4.Assign(NetDeviceContainer(device)).GetAddress(0);
+    return emusim::InstallDropper(device,
+                                  packets,
+                                  cfg.dropMode,
+                                  cfg.cutoff,
+                                  cfg.everyN,
+                                  Ipv4Address(cfg.target.c_str()));
 }
 
 /// Events per second over a window: (n - 1) intervals between the first and the last.
@@ -200,10 +177,11 @@ main(int argc, char* argv[])
     stream += egress->AssignStreams(stream);
     stream += internet.AssignStreams(nodes, stream);
 
-    const Ipv4Address routerAddress = Assign(left.Get(1), "192.168.1.0", "0.0.0.1");
-    Assign(left.Get(0), "192.168.1.0", "0.0.0.2");  // sender
-    Assign(right.Get(0), "192.168.2.0", "0.0.0.1"); // router, toward the receiver
-    const Ipv4Address receiverAddress = Assign(right.Get(1), "192.168.2.0", "0.0.0.2");
+    const Ipv4Address routerAddress = emusim::AssignAddress(left.Get(1), "192.168.1.0", "0.0.0.1");
+    emusim::AssignAddress(left.Get(0), "192.168.1.0", "0.0.0.2");  // sender
+    emusim::AssignAddress(right.Get(0), "192.168.2.0", "0.0.0.1"); // router, toward the receiver
+    const Ipv4Address receiverAddress =
+        emusim::AssignAddress(right.Get(1), "192.168.2.0", "0.0.0.2");
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     Ptr<RouterProcessor> processor;

@@ -16,6 +16,7 @@
 
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
+#include "../model/queue-setup.h"
 #include "../model/run-output.h"
 #include "../model/tcp-event-trace.h"
 
@@ -40,60 +41,45 @@ namespace
 /// Everything one run needs, from the command line.
 struct RunConfig
 {
-    std::string workload{"tcp"};  //!< tcp, udp or ping
-    uint64_t writes{100000};      //!< TCP writes or UDP datagrams
-    uint32_t writeSize{1448};     //!< bytes per write or datagram
-    uint32_t pings{10};           //!< echo requests (ping)
-    uint32_t pingSize{56};        //!< ICMP payload bytes (ping -s)
-    double pingIntervalS{1.0};    //!< seconds between echo requests
+    std::string workload{"tcp"};       //!< tcp, udp or ping
+    uint64_t writes{100000};           //!< TCP writes or UDP datagrams
+    uint32_t writeSize{1448};          //!< bytes per write or datagram
+    uint32_t pings{10};                //!< echo requests (ping)
+    uint32_t pingSize{56};             //!< ICMP payload bytes (ping -s)
+    double pingIntervalS{1.0};         //!< seconds between echo requests
     uint64_t linkRateBps{100000000};   //!< rate of both links
-    uint64_t interframeGapNs{2880};     //!< per-frame overhead beyond ns-3's PPP header
-    uint64_t channelDelayNs{37863};     //!< propagation delay per link
-    uint32_t routerQueuePackets{100};   //!< router FIFO (tx_queue_len)
-    uint32_t hostQueuePackets{100};     //!< sender/receiver FIFO (tx_queue_len)
-    std::string dropMode{"off"};  //!< off, random or regular
-    uint32_t cutoff{0};           //!< random: drop when r < cutoff
-    uint32_t everyN{0};           //!< regular: drop every N-th target packet
-    std::string target{"192.168.2.2"};   //!< dropper target address
-    uint32_t udpInFlight{32};     //!< UDP sender's send-buffer depth in datagrams
-    double maxSimTimeS{100000};   //!< cap on simulated time
-    uint64_t seed{1};             //!< RngSeed
-    uint64_t run{1};              //!< RngRun
-    std::string output;           //!< JSON path ("" or "-": stdout)
-    std::string traceFile;        //!< TCP event trace CSV ("" = none; tcp workload only)
+    uint64_t interframeGapNs{2880};    //!< per-frame overhead beyond ns-3's PPP header
+    uint64_t channelDelayNs{37863};    //!< propagation delay per link
+    uint32_t routerQueuePackets{100};  //!< router FIFO (tx_queue_len)
+    uint32_t hostQueuePackets{100};    //!< sender/receiver FIFO (tx_queue_len)
+    std::string dropMode{"off"};       //!< off, random or regular
+    uint32_t cutoff{0};                //!< random: drop when r < cutoff
+    uint32_t everyN{0};                //!< regular: drop every N-th target packet
+    std::string target{"192.168.2.2"}; //!< dropper target address
+    uint32_t udpInFlight{32};          //!< UDP sender's send-buffer depth in datagrams
+    double maxSimTimeS{100000};        //!< cap on simulated time
+    uint64_t seed{1};                  //!< RngSeed
+    uint64_t run{1};                   //!< RngRun
+    std::string output;                //!< JSON path ("" or "-": stdout)
+    std::string traceFile;             //!< TCP event trace CSV ("" = none; tcp workload only)
 };
 
 /// Install a FIFO queue disc (or the dropper) of `packets` packets on `device`, and shrink
-/// the device's own queue to one packet so the queue disc holds what the kernel's qdisc held.
+/// The queue disc of one egress: a FIFO, or the dropper with this run's settings in front
+/// of it (emusim::InstallDropper); the device's own queue one frame.
 Ptr<QueueDisc>
 InstallQueue(Ptr<NetDevice> device, const RunConfig& cfg, uint32_t packets, bool dropper)
 {
-    device->GetObject<PointToPointNetDevice>()->GetQueue()->SetMaxSize(QueueSize("1p"));
-    TrafficControlHelper tch;
-    if (dropper)
+    if (!dropper)
     {
-        auto mode = cfg.dropMode == "random"    ? DropperQueueDisc::RANDOM
-                    : cfg.dropMode == "regular" ? DropperQueueDisc::REGULAR
-                                                : DropperQueueDisc::OFF;
-        tch.SetRootQueueDisc("ns3::DropperQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)),
-                             "Mode",
-                             EnumValue(mode),
-                             "Cutoff",
-                             UintegerValue(cfg.cutoff),
-                             "EveryN",
-                             UintegerValue(cfg.everyN),
-                             "Target",
-                             Ipv4AddressValue(Ipv4Address(cfg.target.c_str())));
+        return emusim::InstallFifo(device, packets);
     }
-    else
-    {
-        tch.SetRootQueueDisc("ns3::FifoQueueDisc",
-                             "MaxSize",
-                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, packets)));
-    }
-    return tch.Install(device).Get(0);
+    return emusim::InstallDropper(device,
+                                  packets,
+                                  cfg.dropMode,
+                                  cfg.cutoff,
+                                  cfg.everyN,
+                                  Ipv4Address(cfg.target.c_str()));
 }
 
 using emusim::FormatNumber;
@@ -198,9 +184,8 @@ main(int argc, char* argv[])
         tcpClient->SetAttribute("Writes", UintegerValue(cfg.writes));
         tcpClient->SetAttribute("WriteSize", UintegerValue(cfg.writeSize));
         sender->AddApplication(tcpClient);
-        tcpClient->TraceConnectWithoutContext(
-            "Done",
-            MakeCallback(+[](Time) { Simulator::Stop(); }));
+        tcpClient->TraceConnectWithoutContext("Done",
+                                              MakeCallback(+[](Time) { Simulator::Stop(); }));
         if (!cfg.traceFile.empty())
         {
             eventTrace = CreateObject<TcpEventTrace>();
@@ -243,10 +228,11 @@ main(int argc, char* argv[])
         Simulator::Stop(pingStop + Seconds(cfg.pingIntervalS));
         apps.Get(0)->TraceConnectWithoutContext(
             "Rtt",
-            MakeBoundCallback(+[](std::vector<double>* out, uint16_t, Time rtt) {
-                out->push_back(rtt.GetNanoSeconds() / 1000.0);
-            },
-            &rttsUs));
+            MakeBoundCallback(
+                +[](std::vector<double>* out, uint16_t, Time rtt) {
+                    out->push_back(rtt.GetNanoSeconds() / 1000.0);
+                },
+                &rttsUs));
     }
 
     if (cfg.workload != "ping")
@@ -304,10 +290,9 @@ main(int argc, char* argv[])
         eventTrace->Dispose(); // flushes the trace file
     }
     std::ostringstream json;
-    json << "{\"status\": \"" << status << "\", \"metrics\": {"
-         << metrics.str() << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed
-         << ", \"run\": " << cfg.run << ", \"simulated_s\": " << FormatNumber(simulatedS)
-         << "}}\n";
+    json << "{\"status\": \"" << status << "\", \"metrics\": {" << metrics.str()
+         << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed << ", \"run\": " << cfg.run
+         << ", \"simulated_s\": " << FormatNumber(simulatedS) << "}}\n";
 
     emusim::WriteResult(json.str(), cfg.output);
     return 0;
