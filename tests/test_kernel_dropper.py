@@ -66,12 +66,46 @@ def test_find_kernel_says_what_is_missing(tmp_path):
 def test_vng_command_is_software_emulation_unless_asked(tmp_path):
     kernel = vm.GuestKernel("6.1.0-9-amd64", tmp_path / "vmlinuz", tmp_path)
     argv = vm.vng_command(["echo", "a b"], kernel, memory_mb=512, cpus=2, cwd=tmp_path)
-    assert argv[argv.index("--exec") + 1] == "echo 'a b'"
+    assert argv[argv.index("--exec") + 1] == vm.clocked("echo 'a b'")
     assert "--disable-kvm" in argv and "--force-9p" in argv
+    assert "--qemu-opts" not in argv  # real time unless dilated time is asked for
     assert argv[argv.index("--run") + 1] == str(tmp_path / "vmlinuz")
     assert "--disable-kvm" not in vm.vng_command("true", kernel, kvm=True)
     with pytest.raises(vm.VMError, match="memory_mb"):
         vm.vng_command("true", kernel, memory_mb=64)
+
+
+def test_dilated_time_is_icount_with_one_vcpu(tmp_path, monkeypatch):
+    kernel = vm.GuestKernel("6.1.0-9-amd64", tmp_path / "vmlinuz", tmp_path)
+    argv = vm.vng_command("true", kernel, icount_shift=2)
+    assert argv[argv.index("--qemu-opts") + 1] == "-icount shift=2,sleep=off -rtc clock=vm"
+    assert argv[argv.index("--cpus") + 1] == "1"
+    with pytest.raises(vm.VMError, match="one vCPU"):
+        vm.vng_command("true", kernel, cpus=2, icount_shift=0)
+    # KVM keeps real time: no icount
+    assert "--qemu-opts" not in vm.vng_command("true", kernel, kvm=True, icount_shift=0)
+    # the default and the environment
+    monkeypatch.delenv(vm.ICOUNT_ENV, raising=False)
+    assert vm.icount_requested() == vm.DEFAULT_ICOUNT_SHIFT == 0
+    monkeypatch.setenv(vm.ICOUNT_ENV, "off")
+    assert vm.icount_requested() is None
+    monkeypatch.setenv(vm.ICOUNT_ENV, "3")
+    assert vm.icount_requested() == 3
+    monkeypatch.setenv(vm.ICOUNT_ENV, "fast")
+    with pytest.raises(vm.VMError, match="EMUSIM_VM_ICOUNT_SHIFT='fast'"):
+        vm.icount_requested()
+    with pytest.raises(vm.VMError, match=r"accepted 0\.\.10"):
+        vm.icount_requested(11)
+
+
+def test_the_clock_lines_are_read_and_kept_out_of_the_output():
+    assert vm._clock_line(f"{vm.CLOCK_MARK} 97.64\n") == 97.64
+    assert vm._clock_line("97.64") is None
+    script = vm.clocked("exit 3")
+    proc = subprocess.run(["sh", "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 3
+    stamps = [vm._clock_line(ln) for ln in proc.stdout.splitlines()]
+    assert len(stamps) == 2 and stamps[0] <= stamps[1]
 
 
 @pytest.mark.vm
@@ -81,6 +115,10 @@ def test_run_in_vm_returns_exit_code_output_and_release():
     assert result.kernel_release in result.output and "to-stderr" in result.output
     assert result.kernel_release == vm.find_kernel().release
     assert result.kvm is False
+    # dilated time: the guest's clock is QEMU's instruction count at 1 GHz
+    assert result.clock == "guest-icount" and result.icount_shift == 0
+    assert result.guest_elapsed_s is not None and result.dilation > 0
+    assert vm.CLOCK_MARK not in result.output
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")

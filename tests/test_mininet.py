@@ -315,6 +315,20 @@ def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
     assert d["fitted_two_point_us"] >= REPORT_DELAY_US - d["tolerance_us"]
     assert d["ok"] == cfg.delay_ok(d["fitted_two_point_us"], REPORT_DELAY_US)
     frac = b["selfcheck"]["throughput"]["fraction_of_line_rate"]
+    # the clock: without KVM the guest runs in dilated time, and then the emulation must
+    # carry line rate and the configured delay (the calibration takes its own latency off)
+    prov = run["provenance"]
+    assert prov["clock"] == b["clock"] and b["vm_clock"]["clock"] == b["clock"]
+    if b["clock"] == "guest-icount":
+        assert prov["icount_shift"] == vm.DEFAULT_ICOUNT_SHIFT
+        cal = b["calibration"]
+        assert cal["stack_latency_per_hop_us"] > 0
+        # what netem applies is the uncalibrated delay less the measured latency
+        assert cal["netem_delay_wanted_us"] == pytest.approx(
+            cfg.netem_delay_us(REPORT_DELAY_US, 100_000_000) - cal["stack_latency_per_hop_us"]
+        )
+        assert b["selfcheck"]["throughput"]["ok"] is True and d["ok"] is True
+        assert prov["clock_check"]["ok"] is True and prov["mininet"]["host_io_irqs"] == 0
     print(
         f"\nVM batch: {wall:.0f} s wall, boot {b['timings']['vm_boot_s']} s, setup "
         f"{b['timings']['setup_s']} s; TCP {frac:.3f} of line rate; delay fitted "

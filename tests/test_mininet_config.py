@@ -353,9 +353,72 @@ def test_line_rate_fraction():
 
 
 def test_delay_tolerance():
+    # 5 % of 71.9 = 3.595 µs
     assert cfg.delay_ok(75.0, 71.9)
-    assert not cfg.delay_ok(90.0, 71.9)  # 18.1 > max(10, 0.15 x 71.9 = 10.8)
-    assert cfg.delay_ok(5.0, 0.0)
+    assert not cfg.delay_ok(75.6, 71.9)
+    assert not cfg.delay_ok(68.2, 71.9)
+    # a configured 0 is met within iputils' 1-µs resolution
+    assert cfg.delay_ok(0.9, 0.0)
+    assert not cfg.delay_ok(5.0, 0.0)
+
+
+def test_throughput_tolerance_is_half_a_percent():
+    assert cfg.THROUGHPUT_TOLERANCE == (0.995, 1.005)
+
+
+def test_calibration_arithmetic_by_hand():
+    rate = 100_000_000  # 12.5 B/µs
+    # an echo over 2 links crosses 4 egresses, each carrying 8 + 20 + 14 + 24 = 66 bytes of
+    # headers on the wire: 4 x 66 / 12.5 = 21.12 µs of intercept with no delay
+    assert cfg.modelled_intercept_us(rate, 2) == pytest.approx(21.12)
+    # 3 links: 6 x 5.28
+    assert cfg.modelled_intercept_us(rate, 3) == pytest.approx(31.68)
+    # an intercept of 45.9 µs with netem at 0 leaves (45.9 - 21.12) / 4 = 6.195 µs per hop
+    assert cfg.stack_latency_per_hop_us(45.9, rate, 2) == pytest.approx(6.195)
+    # the report's d = 71.8878: netem per hop 71.8878 / 2 - 12 / 12.5 - 6.195 = 28.7889
+    assert cfg.netem_delay_us(71.8878, rate, 6.195) == pytest.approx(28.7889)
+    assert cfg.delay_shortfall_us(71.8878, rate, 6.195) == 0.0
+    # delay 0: nothing to take the latency off; each hop falls short by it plus the gap
+    assert cfg.netem_delay_us(0.0, rate, 6.195) == 0.0
+    assert cfg.delay_shortfall_us(0.0, rate, 6.195) == pytest.approx(6.195 + 0.96)
+
+
+def test_path_delay_is_the_reports_for_two_links():
+    from emusim import delay
+
+    rate = 100_000_000
+    # the report's intercept 161.0556 µs gives 71.8878 µs (§3.2)
+    assert cfg.path_delay_us(161.0556, rate, 2) == pytest.approx(delay.one_way_delay_us(161.0556))
+    assert cfg.path_delay_us(161.0556, rate, 2) == pytest.approx(71.8878, abs=1e-4)
+    # three links: six serialisations of 54 bytes = 25.92 µs
+    assert cfg.path_delay_us(25.92 + 2 * 10_000, rate, 3) == pytest.approx(10_000)
+
+
+def test_two_point_line_is_the_reports_fit():
+    from emusim import delay
+
+    sizes = [56, 256, 256, 1408, 1408, 1472]
+    rtts = [63.0, 128.0, 129.0, 500.0, 501.0, 520.0]
+    # by hand: means 128.5 and 500.5, slope 372 / 1152 = 0.322917, intercept 128.5 - 82.667
+    slope, intercept = cfg.two_point_line(sizes, rtts)
+    assert slope == pytest.approx(372 / 1152)
+    assert intercept == pytest.approx(128.5 - 256 * 372 / 1152)
+    assert (slope, intercept) == pytest.approx(delay.two_point_fit(sizes, rtts))
+    with pytest.raises(ValueError, match="1408"):
+        cfg.two_point_line([256], [128.0])
+
+
+def test_parse_interrupts_sums_the_named_sources():
+    text = (
+        "           CPU0       CPU1\n"
+        "  4:          2          1   IO-APIC   4-edge      ttyS0\n"
+        " 25:      10727          3   PCI-MSI 16385-edge      virtio0-requests\n"
+        " 27:          4          0   PCI-MSI 49153-edge      virtio1-virtqueues\n"
+        "LOC:       7221       7000   Local timer interrupts\n"
+    )
+    assert cfg.parse_interrupts(text, {"virtio0-requests"}) == 10730
+    assert cfg.parse_interrupts(text, {"virtio0-requests", "ttyS0"}) == 10733
+    assert cfg.parse_interrupts(text, set()) == 0
 
 
 # --- plan and place -------------------------------------------------------------------------

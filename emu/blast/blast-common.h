@@ -43,4 +43,67 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * Interrupts so far of the sources named in $EMUSIM_HOST_IO_IRQS (names of /proc/interrupts'
+ * last column, separated by spaces, e.g. "virtio0-requests"), or -1 when it is unset. In the
+ * VM these are the 9p requests to the host's file system. A tool reads the count where its
+ * clock starts and where it stops: a difference means the guest waited on the host during
+ * the measurement, and in dilated time (QEMU icount, sleep=off) an idle guest's clock jumps
+ * ahead during such a wait (docs/mininet.md, "Dilated time").
+ */
+static long long host_io_irqs(void)
+{
+	const char *names = getenv("EMUSIM_HOST_IO_IRQS");
+	char line[1024], want[64];
+	long long total = 0;
+	FILE *f;
+
+	if (!names || !*names)
+		return -1;
+	f = fopen("/proc/interrupts", "r");
+	if (!f)
+		die("/proc/interrupts");
+	while (fgets(line, sizeof(line), f)) {
+		long long count = 0;
+		char *tok, *last = NULL, *save = NULL;
+		const char *p;
+		int first = 1, numbers = 1;
+
+		for (tok = strtok_r(line, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+			if (first) { /* "25:", the source's number */
+				first = 0;
+				continue;
+			}
+			if (numbers && strspn(tok, "0123456789") == strlen(tok))
+				count += strtoll(tok, NULL, 10);
+			else
+				numbers = 0;
+			last = tok;
+		}
+		if (!last)
+			continue;
+		/* the source counts if its name is one of the words of names */
+		for (p = names; *p;) {
+			size_t n = strcspn(p, " ");
+
+			if (n && n < sizeof(want)) {
+				memcpy(want, p, n);
+				want[n] = 0;
+				if (!strcmp(want, last))
+					total += count;
+			}
+			p += n;
+			p += strspn(p, " ");
+		}
+	}
+	fclose(f);
+	return total;
+}
+
+/* host_io_irqs() since `before`, or -1 when not counted. */
+static long long host_io_since(long long before)
+{
+	return before < 0 ? -1 : host_io_irqs() - before;
+}
+
 #endif /* EMUSIM_BLAST_COMMON_H */

@@ -97,6 +97,7 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 	unsigned long long done = 0;
 	char *buf, reply;
 	double start, end;
+	long long io_before, io;
 	int fd, completed = 0;
 	ssize_t n;
 
@@ -117,6 +118,7 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 	if (cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) < 0)
 		die("TCP_CONGESTION");
 	arm_timeout(timeout_s);
+	io_before = host_io_irqs();
 	start = now_s();
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		if (!timed_out)
@@ -161,6 +163,7 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 	}
 report:
 	end = now_s();
+	io = host_io_since(io_before);
 	if (tcp_info_of(fd, &info) < 0)
 		die("getsockopt TCP_INFO");
 	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc_used, &cc_len) < 0)
@@ -171,13 +174,13 @@ report:
 	       "\"peer_window_B\": %u, \"srtt_us\": %u, \"rttvar_us\": %u, \"snd_cwnd\": %u, "
 	       "\"snd_ssthresh\": %u, \"reordering\": %u, \"rto_us\": %u, "
 	       "\"rcv_wscale\": %u, \"snd_wscale\": %u, \"options\": %u, "
-	       "\"bytes_acked\": %llu, \"congestion_control\": \"%s\"}\n",
+	       "\"bytes_acked\": %llu, \"congestion_control\": \"%s\", \"host_io_irqs\": %lld}\n",
 	       completed ? "true" : "false", end - start, writes, size, done,
 	       done * (unsigned long long)size, info.tcpi_data_segs_out, info.tcpi_segs_out,
 	       info.tcpi_total_retrans, info.tcpi_snd_mss, info.tcpi_snd_wnd, info.tcpi_rtt,
 	       info.tcpi_rttvar, info.tcpi_snd_cwnd, info.tcpi_snd_ssthresh, info.tcpi_reordering,
 	       info.tcpi_rto, info.tcpi_rcv_wscale, info.tcpi_snd_wscale, info.tcpi_options,
-	       (unsigned long long)info.tcpi_bytes_acked, cc_used);
+	       (unsigned long long)info.tcpi_bytes_acked, cc_used, io);
 	fflush(stdout);
 	close(fd);
 	free(buf);

@@ -137,6 +137,7 @@ static int sender(const char *addr, unsigned port, unsigned long long count, siz
 {
 	unsigned long long seq, errors = 0;
 	double start = 0, last = 0;
+	long long io_before = -1, io;
 	char *buf;
 	int fd;
 
@@ -147,15 +148,18 @@ static int sender(const char *addr, unsigned port, unsigned long long count, siz
 	if (fd < 0)
 		return 2;
 	for (seq = 0; seq < count; seq++) {
-		if (seq == 0)
+		if (seq == 0) {
+			io_before = host_io_irqs();
 			start = now_s();
+		}
 		errors += (unsigned long long)!send_numbered(fd, buf, size, seq);
 		last = now_s();
 	}
+	io = host_io_since(io_before);
 	send_markers(fd, buf, markers);
 	printf("{\"datagrams_sent\": %llu, \"datagram_size_B\": %zu, \"send_errors\": %llu, "
-	       "\"elapsed_s\": %.9f, \"markers\": %u}\n",
-	       count - errors, size, errors, last - start, markers);
+	       "\"elapsed_s\": %.9f, \"markers\": %u, \"host_io_irqs\": %lld}\n",
+	       count - errors, size, errors, last - start, markers, io);
 	fflush(stdout);
 	close(fd);
 	free(buf);
@@ -190,6 +194,7 @@ static int flooder(const char *addr, unsigned port, size_t size, double duration
 {
 	unsigned long long seq = 0, errors = 0;
 	double start, end, due, interval, now, last;
+	long long io_before, io;
 	struct rusage ru;
 	char *buf;
 	int fd, one = 1;
@@ -205,6 +210,7 @@ static int flooder(const char *addr, unsigned port, size_t size, double duration
 	if (setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)) < 0)
 		die("IP_RECVERR");
 	interval = rate_pps > 0 ? 1.0 / rate_pps : 0;
+	io_before = host_io_irqs();
 	start = now_s();
 	end = start + duration_s;
 	due = start;
@@ -233,14 +239,16 @@ static int flooder(const char *addr, unsigned port, size_t size, double duration
 		seq++;
 		last = now_s();
 	}
+	io = host_io_since(io_before);
 	send_markers(fd, buf, markers);
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
 		die("getrusage");
 	printf("{\"datagrams_sent\": %llu, \"datagram_size_B\": %zu, \"send_errors\": %llu, "
 	       "\"elapsed_s\": %.9f, \"duration_s\": %.9f, \"rate_pps\": %.3f, \"burst\": %u, "
-	       "\"cpu_user_s\": %.6f, \"cpu_sys_s\": %.6f, \"markers\": %u}\n",
+	       "\"cpu_user_s\": %.6f, \"cpu_sys_s\": %.6f, \"markers\": %u, "
+	       "\"host_io_irqs\": %lld}\n",
 	       seq - errors, size, errors, last - start, duration_s, rate_pps, burst,
-	       timeval_s(ru.ru_utime), timeval_s(ru.ru_stime), markers);
+	       timeval_s(ru.ru_utime), timeval_s(ru.ru_stime), markers, io);
 	fflush(stdout);
 	close(fd);
 	free(buf);

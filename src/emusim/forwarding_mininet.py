@@ -171,5 +171,6 @@ def run(network, entry: dict, plan: dict) -> dict:
         "sink_rcvbuf_B": got.get("rcvbuf_B"),
         "backlog_drops_kernel": backlog,
         "netdev_max_backlog": backlog_limit(),
+        "host_io_irqs": sent.get("host_io_irqs", -1),
     }
     return {"status": "ok", "metrics": metrics, "mininet": facts}

@@ -48,17 +48,24 @@ from pathlib import Path
 from typing import Any
 
 from emusim import mininet_config as cfg
-from emusim import variants as tcp_variants
 
 BACKEND = "mininet"
 LINE_PREFIX = "EMUSIM-"
 PLACES = ("auto", "host", "vm")
 DEFAULT_TCP_CAP_S = 3600.0
 """Wall-clock cap of a TCP run whose scenario sets no `cap_s`."""
-SELFCHECK_WRITES = 5000
+SELFCHECK_WRITES = 40000
+"""The self-check's TCP blast: 4.9 s at 100 Mb/s, so that its handshake and slow start
+(about 8 ms in dilated time) cost less than 0.2 % of line rate against a tolerance of 0.5 %."""
 SELFCHECK_PING_SIZES = (56, 256, 1408, 1472)
 SELFCHECK_PING_COUNT = 5
 SELFCHECK_PING_INTERVAL_S = 0.05
+WARMUP_WRITES = 2000
+"""A discarded TCP blast (and one echo per size) before the calibration: every program and
+Python module a run uses is loaded, and every code path taken once, before any clock runs."""
+MAX_CLOCK_ATTEMPTS = 3
+"""A run during whose measurement the guest waited on the host's file system is repeated, at
+most this many attempts in all (the rejected ones are recorded with the accepted run)."""
 VM_CPUS = 1
 """Virtual CPUs of the batch VM. Under software emulation (TCG) one vCPU forwards faster than
 two (measured: 0.41-0.61 of line rate against 0.22-0.34 with two, on 2 busy host cores):
@@ -107,6 +114,8 @@ def make_plan(
     ``repetitions`` (at most the scenario's) and ``point_stride`` thin the design: every
     ``point_stride``-th value of the first sweep axis (`Scenario.thinned_points`).
     """
+    from emusim import variants as tcp_variants  # on the host only: the guest gets the plan
+
     cfg.check_profile(profile)
     if repetitions is not None and repetitions < 1:
         raise BatchError(f"--repetitions {repetitions}: must be at least 1")
@@ -368,7 +377,7 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
             for k in (
                 "segments_sent", "snd_mss", "peer_window_B", "srtt_us", "snd_cwnd",
                 "snd_ssthresh", "loss_probes", "retrans_segs_netns", "writes_done",
-                "congestion_control", "bytes_acked",
+                "congestion_control", "bytes_acked", "host_io_irqs",
             )
         }  # fmt: skip
         facts["server"] = res["server"]
@@ -383,7 +392,8 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
             "datagram_size_B": sent["datagram_size_B"],
             "packets_dropped": dropper.dropped(),
         }
-        facts = {"send_errors": sent["send_errors"], "receiver_end": got["end"]}
+        facts = {"send_errors": sent["send_errors"], "receiver_end": got["end"],
+                 "host_io_irqs": sent["host_io_irqs"]}  # fmt: skip
     elif w["kind"] == "udp-flood":
         from emusim import forwarding_mininet  # the router-forwarding study
 
@@ -403,11 +413,21 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
 
 
 def selfcheck(network, dropper, plan: dict, setup) -> dict:
-    """A loss-free TCP blast and a small ping sweep (raw; `evaluate_selfcheck` fits them)."""
+    """A loss-free TCP blast and a small ping sweep (raw; `evaluate_selfcheck` fits them).
+
+    With an impaired link (the lossy-link line) the sweep runs over it as the batch's first
+    run has it, without loss: the path's delay is then the point's, one that the emulator's
+    own latency can be taken off (a path of delay 0 has no room for it)."""
     off = {"mode": "off"}
     dropper.configure(off, plan["topology"]["receiver"])
     t0 = time.monotonic()
     res = network.tcp_blast(SELFCHECK_WRITES, 1448, 600, setup.socket.get("TCP_WINDOW_CLAMP"))
+    links = len(cfg.Topology(**plan["topology"]).links())
+    path_delay_us = plan["delay_us"] * links / 2
+    link = next((r["link"] for r in plan["runs"] if r.get("link") is not None), None)
+    if link is not None:
+        network.impair_link("0", float(link["delay_ms"]))
+        path_delay_us += float(link["delay_ms"]) * 1000
     pings = {}
     for size in SELFCHECK_PING_SIZES:
         pings[str(size)] = network.ping(size, SELFCHECK_PING_COUNT, SELFCHECK_PING_INTERVAL_S)
@@ -417,8 +437,11 @@ def selfcheck(network, dropper, plan: dict, setup) -> dict:
             "elapsed_s": res["elapsed_s"],
             "retransmissions": res["retransmissions"],
             "completed": res["completed"],
+            "host_io_irqs": res.get("host_io_irqs"),
         },
         "ping_rtt_us": pings,
+        "links": links,
+        "path_delay_us": path_delay_us,
         "wall_s": round(time.monotonic() - t0, 3),
     }
 
@@ -451,11 +474,18 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
     topo = cfg.Topology(**plan["topology"])
     spec = net.NetSpec(topo, plan["batch_id"], plan["delay_us"], caps.netem, setup)
     network = net.Network(spec)
+    if place == "vm":
+        net.warm_tools()
+        network.host_io_sources = frozenset(net.host_io_sources())
     with signals_raise():
         try:
             network.start()
             dropper = net.make_dropper(impl, network)
             dropper_facts = dropper.prepare()
+            warm_up(network, dropper, plan, setup)
+            calibration = (
+                network.calibrate() if caps.netem and plan.get("calibrate", True) else None
+            )
             emit(
                 "CAPS",
                 {
@@ -466,14 +496,12 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
                     "dropper": dropper_facts,
                     "qdiscs": network.qdiscs(),
                     "sender_sysctls": network.sysctl_values("sender"),
-                    "netem_delay_us": cfg.netem_delay_arg(
-                        cfg.netem_delay_us(plan["delay_us"], topo.rate_bps)
-                    )[1]
+                    "netem_delay_us": cfg.netem_delay_arg(network.netem_delay())[1]
                     if caps.netem
                     else 0.0,
-                    "netem_delay_wanted_us": cfg.netem_delay_us(plan["delay_us"], topo.rate_bps)
-                    if caps.netem
-                    else 0.0,
+                    "netem_delay_wanted_us": network.netem_delay() if caps.netem else 0.0,
+                    "calibration": calibration,
+                    "host_io_sources": sorted(network.host_io_sources),
                     "setup_s": round(time.monotonic() - t_start, 3),
                     "tools": _tool_versions(),
                     "variants": variant_facts,
@@ -482,15 +510,50 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
             if plan["selfcheck"]:
                 emit("SELFCHECK", selfcheck(network, dropper, plan, setup))
             for entry in plan["runs"]:
-                t0 = time.monotonic()
-                out = run_one(network, dropper, entry, plan, setup)
-                out["wall_s"] = round(time.monotonic() - t0, 3)
+                out = run_checked(network, dropper, entry, plan, setup)
                 out["key"] = [entry["point"], entry["repetition"]]
                 emit("RUN", out)
             emit("DONE", {"wall_s": round(time.monotonic() - t_start, 3)})
         finally:
             with signals_ignored():
                 network.stop()
+
+
+def warm_up(network, dropper, plan: dict, setup) -> None:
+    """A short discarded blast and one echo of each size: see WARMUP_WRITES."""
+    dropper.configure({"mode": "off"}, plan["topology"]["receiver"])
+    network.tcp_blast(WARMUP_WRITES, 1448, 600, setup.socket.get("TCP_WINDOW_CLAMP"))
+    for size in SELFCHECK_PING_SIZES:
+        network.ping(size, 1, SELFCHECK_PING_INTERVAL_S)
+
+
+def run_checked(network, dropper, entry: dict, plan: dict, setup) -> dict:
+    """`run_one`, repeated while the guest waited on the host during the measurement.
+
+    The blast tools count the VM's 9p interrupts between their clock's start and stop
+    (``host_io_irqs``; -1 where nothing is counted: on the host, or a ping). A run with any
+    is rejected: in dilated time the guest's clock may have jumped during the wait. The last
+    attempt is kept either way, with ``clock_check`` saying whether it passed."""
+    rejected = []
+    for attempt in range(1, MAX_CLOCK_ATTEMPTS + 1):
+        t0 = time.monotonic()
+        out = run_one(network, dropper, entry, plan, setup)
+        wall = round(time.monotonic() - t0, 3)
+        io = out.get("mininet", {}).get("host_io_irqs", -1)
+        if io <= 0 or attempt == MAX_CLOCK_ATTEMPTS:
+            break
+        log(f"mininet: run {entry['point']} rep {entry['repetition']}: {io} host I/O "
+            f"request(s) during the measurement; repeating (attempt {attempt + 1})")  # fmt: skip
+        rejected.append({"attempt": attempt, "failed": ["clock"], "host_io_irqs": io,
+                         "metrics": out["metrics"], "wall_s": wall})  # fmt: skip
+    out["wall_s"] = wall
+    out["clock_check"] = {
+        "ok": None if io < 0 else io == 0,
+        "host_io_irqs": None if io < 0 else io,
+        "attempts": attempt,
+        "rejected": rejected,
+    }
+    return out
 
 
 def _tool_versions() -> dict[str, str]:
@@ -515,6 +578,18 @@ def _tool_versions() -> dict[str, str]:
 # --- batch: on the host, writes the files -----------------------------------------------------
 
 
+def clock_of(place: str, kvm: bool, icount_shift: int | None) -> dict:
+    """What clock a batch's measurements are in: the host's real time, a KVM guest's (real
+    time too), or a TCG guest's: dilated (QEMU icount, ``icount_shift``) or real time."""
+    if place == "host":
+        clock = "host"
+    elif kvm:
+        clock = "kvm"
+    else:
+        clock = "guest-icount" if icount_shift is not None else "tcg-real"
+    return {"clock": clock, "icount_shift": icount_shift if clock == "guest-icount" else None}
+
+
 class BatchWriter:
     """Receives the executor's records and writes run JSONs (atomically) and batch.json."""
 
@@ -532,11 +607,17 @@ class BatchWriter:
         self.written: list[str] = []
         self.by_key = {(r["point"], r["repetition"]): r for r in plan["runs"]}
         self.finished = False
+        self.clock = clock_of(place, kvm, plan.get("icount_shift"))
+        self.vm_clock: dict | None = None  # the whole VM's clock facts, once it has ended
+        self.t_record = self.t0  # host time of the last record: a run's is the time since
         from emusim.runjson import git_revision
 
         self.git = git_revision()
 
     def record(self, kind: str, obj: dict) -> None:
+        now = time.monotonic()
+        obj.setdefault("host_s", round(now - self.t_record, 3))
+        self.t_record = now
         if kind == "START":
             self.t_start = time.monotonic()
             self.kernel_release = obj["kernel_release"]
@@ -594,6 +675,16 @@ class BatchWriter:
                 "tcp_sysctls": self.caps.get("sender_sysctls"),
                 "git_revision": self.git,
                 "wall_s": obj["wall_s"],
+                # the clock the run was measured in, and how it ran against the host's
+                **self.clock,
+                "host_s": obj["host_s"],
+                "dilation_guest_s_per_host_s": round(obj["wall_s"] / obj["host_s"], 4)
+                if obj["host_s"] > 0
+                else None,
+                "clock_check": obj.get("clock_check"),
+                "stack_latency_per_hop_us": (self.caps.get("calibration") or {}).get(
+                    "stack_latency_per_hop_us"
+                ),
                 "batch_id": plan["batch_id"],
                 "rng": "kernel RNG (not seedable): seed is null",
                 "variant": entry.get("variant"),
@@ -651,6 +742,9 @@ class BatchWriter:
             "one_way_delay_us": plan["delay_us"],
             "netem_delay_us": self.caps.get("netem_delay_us"),
             "netem_delay_wanted_us": self.caps.get("netem_delay_wanted_us"),
+            "calibration": self.caps.get("calibration"),
+            **self.clock,
+            "vm_clock": self.vm_clock,
             "tcp_sysctls": self.caps.get("sender_sysctls"),
             "tools": self.caps.get("tools"),
             "selfcheck": self.selfcheck,
@@ -690,19 +784,22 @@ def evaluate_selfcheck(raw: dict, plan: dict, shaper: str | None = "netem") -> d
         for size, rtts in raw["ping_rtt_us"].items()
         for rtt in rtts
     ]
-    configured = plan["delay_us"]
+    links = raw.get("links", 2)
+    configured = raw.get("path_delay_us", plan["delay_us"])
     try:
         fit = delay_fit.fit_report(pd.DataFrame(rows))
         two, ls = fit["two_point"], fit["least_squares"]
+        fitted = cfg.path_delay_us(two["b"], rate, links)
         delay = {
             "configured_us": configured,
-            "fitted_two_point_us": two["one_way_delay_us"],
-            "fitted_least_squares_us": ls["one_way_delay_us"],
+            "links": links,
+            "fitted_two_point_us": fitted,
+            "fitted_least_squares_us": cfg.path_delay_us(ls["intercept"], rate, links),
             "slope_us_per_B": ls["slope"],
-            "model_slope_us_per_B": 4 * 8e6 / rate,
+            "model_slope_us_per_B": 2 * links * 8e6 / rate,
             "intercept_us": ls["intercept"],
-            "tolerance_us": max(cfg.DELAY_TOLERANCE_US, cfg.DELAY_TOLERANCE_REL * configured),
-            "ok": cfg.delay_ok(two["one_way_delay_us"], configured),
+            "tolerance_us": cfg.delay_tolerance_us(configured),
+            "ok": cfg.delay_ok(fitted, configured),
         }
         if shaper != "netem":
             delay["ok"] = None
@@ -745,8 +842,11 @@ def run_batch(
     vm_cpus: int | None = None,
     repetitions: int | None = None,
     point_stride: int = 1,
+    icount_shift: int | str | None = "env",
 ) -> dict:
-    """Run (or resume) a batch; returns batch.json's content."""
+    """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
+    time of a VM without KVM (emusim.vm.icount_requested: "env" reads the environment, None
+    runs it in real time)."""
     from emusim import mininet_net as net
 
     if place not in PLACES:
@@ -787,7 +887,17 @@ def run_batch(
         writer = BatchWriter(plan, results_dir, "host", False, reason)
         execute(plan, writer.record, "host")
     else:
-        writer = BatchWriter(plan, results_dir, "vm", False, reason)
+        from emusim import vm
+
+        try:
+            kvm = vm.kvm_requested(None)
+            plan["icount_shift"] = None if kvm else vm.icount_requested(icount_shift)
+        except vm.VMError as err:
+            raise BatchError(str(err)) from None
+        writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
+        clock = writer.clock["clock"]
+        shift = f" (icount shift {plan['icount_shift']})" if clock == "guest-icount" else ""
+        log(f"mininet: the VM's clock: {clock}{shift}")
         vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
     if not writer.finished:
         raise BatchError("the batch ended before its last run (see the messages above)")
@@ -895,7 +1005,7 @@ def _run_in_vm(
             try:
                 obj = json.loads(payload)
             except json.JSONDecodeError:
-                log(f"vm| {line}")
+                log(f"vm| {time.monotonic() - writer.t0:6.1f} s host| {line}")
                 return
             try:
                 writer.record(kind, obj)
@@ -904,7 +1014,7 @@ def _run_in_vm(
         else:
             tail.append(line)
             del tail[:-40]
-            log(f"vm| {line}")
+            log(f"vm| {time.monotonic() - writer.t0:6.1f} s host| {line}")
 
     # vng and QEMU inherit the batch's mark: `cleanup` stops the VM of a SIGKILLed batch
     net.register(plan["batch_id"])
@@ -918,6 +1028,8 @@ def _run_in_vm(
                 timeout_s=timeout,
                 on_line=on_line,
                 cpus=cpus or VM_CPUS,
+                icount_shift=plan.get("icount_shift"),
+                use_kvm=writer.kvm,
             )
     except vm.VMError as err:
         raise BatchError(f"the VM failed: {err}") from None
@@ -927,6 +1039,7 @@ def _run_in_vm(
         with contextlib.suppress(OSError):
             plan_path.unlink()
     writer.kvm = result.kvm
+    writer.vm_clock = result.clock_facts()
     if errors:
         raise BatchError("writing results failed: " + "; ".join(errors))
     if result.returncode != 0 or not writer.finished:
@@ -962,6 +1075,12 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--vm-cpus", type=int, help=f"virtual CPUs of the VM (default {VM_CPUS})")
     b.add_argument("--repetitions", type=int, help="at most N repetitions of each point")
     b.add_argument("--point-stride", type=int, default=1, help="every K-th point only")
+    b.add_argument(
+        "--icount-shift",
+        default="env",
+        help="dilated time of a VM without KVM: 0..10 (QEMU icount), or off for real time "
+        "(default: $EMUSIM_VM_ICOUNT_SHIFT, else 0)",
+    )
     e = sub.add_parser("execute", help="(internal) run a plan here; prints EMUSIM- records")
     e.add_argument("--plan", required=True, type=Path)
     e.add_argument("--place", default="vm")
@@ -971,6 +1090,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from emusim import mininet_net as net
+    from emusim import vm
 
     try:
         if args.cmd == "batch":
@@ -980,7 +1100,7 @@ def main(argv: list[str] | None = None) -> int:
             run_batch(
                 scenario, args.profile, args.results_dir, args.delay_json, args.place,
                 args.dropper_impl, not args.no_selfcheck, args.vm_timeout, args.vm_cpus,
-                args.repetitions, args.point_stride,
+                args.repetitions, args.point_stride, vm.parse_icount_shift(args.icount_shift),
             )  # fmt: skip
         elif args.cmd == "execute":
             plan = json.loads(args.plan.read_text())
@@ -996,7 +1116,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as err:
         log(f"mininet: interrupted ({err or 'Ctrl-C'}); cleaned up")
         return 130
-    except (BatchError, net.EmuError, cfg.ProfileError, ValueError) as err:
+    except (BatchError, net.EmuError, cfg.ProfileError, ValueError, vm.VMError) as err:
         log(f"mininet: error: {err}")
         return 2
     return 0

@@ -23,6 +23,7 @@ import os
 import re
 import select
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -44,6 +45,11 @@ REGISTRY_DIR = Path("/run/emusim-mininet")
 """One file per running batch (its id), holding the owner's PID: cleanup spares live batches."""
 PORT = 1026
 """The report's blast server port."""
+COMMAND_TIMEOUT_S = 600.0
+"""How long a setup command may take. In the VM's dilated time the guest's clock jumps while
+it waits on the host's file system (each program a command starts is read over 9p), so a
+command of a few host seconds may take minutes of guest time; a command that really hangs
+leaves the guest idle, and its clock then reaches the limit at once."""
 SETUP_HINT = "run `tools/setup mininet` (Debian packages of tools/apt/mininet.txt, blast tools)"
 
 
@@ -73,11 +79,53 @@ def import_mininet():
     return Host, Link
 
 
+BLAST_TOOLS = ("tcpblast", "udpblast")
+WARM_DIR = Path("/run/emusim-tools")
+"""Where a VM batch copies the blast tools before it starts: guest memory (tmpfs). The VM's
+root is the host's file system over 9p without a cache, so running them from there would read
+the host's disk while a run's clock runs; in dilated time the guest's clock jumps during such
+a wait (docs/mininet.md, "Dilated time")."""
+
+
 def tool(name: str) -> str:
+    warm = WARM_DIR / name
+    if os.access(warm, os.X_OK):
+        return str(warm)
     path = TOOLS_DIR / name
     if not os.access(path, os.X_OK):
         raise EmuError(f"{path} is missing: {SETUP_HINT} (make -C emu/blast)")
     return str(path)
+
+
+def warm_tools() -> list[str]:
+    """Copy the blast tools into guest memory (`WARM_DIR`); returns what was copied."""
+    WARM_DIR.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for name in BLAST_TOOLS:
+        src = Path(tool(name))
+        if src.parent == WARM_DIR:
+            continue
+        shutil.copy2(src, WARM_DIR / name)
+        copied.append(name)
+    return copied
+
+
+NINEP_DRIVER_DIR = Path("/sys/bus/virtio/drivers/9pnet_virtio")
+
+
+def host_io_sources() -> set[str]:
+    """Interrupt names of the devices through which the guest reads the host's files (the 9p
+    transports: ``virtioN-requests``); empty outside a VM."""
+    if not NINEP_DRIVER_DIR.is_dir():
+        return set()
+    return {f"{d.name}-requests" for d in NINEP_DRIVER_DIR.glob("virtio*")}
+
+
+def host_io_count(sources: set[str]) -> int:
+    """Interrupts so far of the host-I/O devices: one per completed 9p request."""
+    if not sources:
+        return 0
+    return cfg.parse_interrupts(Path("/proc/interrupts").read_text(), sources)
 
 
 # --- what the kernel offers -------------------------------------------------------------------
@@ -409,14 +457,21 @@ class Network:
     sysctls: dict = field(default_factory=dict)
     _impairment: tuple | None = None  # the impaired link's (loss, delay_ms) now
     _link_counts: dict | None = None  # its lossy egresses' counters after the last run
+    stack_us: float = 0.0  # the emulator's own latency per hop (`calibrate`)
+    host_io_sources: frozenset = frozenset()  # interrupts of the VM's 9p transports
 
     @property
     def env(self) -> dict[str, str]:
-        return dict(os.environ, **{cfg.ENV_MARK: f"{cfg.PREFIX}{self.spec.batch_id}"})
+        env = {cfg.ENV_MARK: f"{cfg.PREFIX}{self.spec.batch_id}"}
+        if self.host_io_sources:  # the blast tools count them over their measurement
+            env["EMUSIM_HOST_IO_IRQS"] = " ".join(sorted(self.host_io_sources))
+        return dict(os.environ, **env)
 
     # - running commands in a namespace -
 
-    def run(self, role: str, argv: list[str], check: bool = True, timeout: float = 120) -> str:
+    def run(
+        self, role: str, argv: list[str], check: bool = True, timeout: float = COMMAND_TIMEOUT_S
+    ) -> str:
         node = self.hosts[role]
         proc = node.popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -507,6 +562,68 @@ class Network:
             self.script(hop.role, cmds)
         self.verify()
 
+    # - the emulator's own latency -
+
+    def netem_delay(self) -> float:
+        """Each plain egress's netem delay: the topology's, less the calibrated latency."""
+        return cfg.netem_delay_us(self.spec.delay_us, self.spec.topo.rate_bps, self.stack_us)
+
+    def reshape(self, delay_us: float) -> None:
+        """Give every egress netem delay ``delay_us``, with its rate and queue as before (an
+        impaired link gets its point's settings again at the next run)."""
+        topo = self.spec.topo
+        for hop in topo.hops():
+            limit = topo.router_queue if hop.role.startswith("router") else topo.host_queue
+            cmds = [
+                cmd
+                for key in hop.devs
+                for cmd in cfg.shaper_commands(self.devs[key], topo.rate_bps, limit, delay_us, True)
+            ]
+            self.script(hop.role, cmds)
+        self._impairment = None
+
+    def calibrate(self) -> dict:
+        """Measure the emulator's own latency per hop and take it off netem's delays.
+
+        With every egress at the link's rate and netem's delay at 0, a ping sweep's intercept
+        holds the modelled wire time of the headers (`cfg.modelled_intercept_us`) and what
+        the emulator adds of its own: the guest's stack, veth, netem's queue and timers. That
+        excess per hop is taken off each egress's delay, so the path's fitted delay is the
+        configured one. This calibrates the emulator against its own target (a path of the
+        configured delay), as Pantheon calibrates its emulators, never against hardware."""
+        topo = self.spec.topo
+        self.reshape(0.0)
+        sizes, rtts = [], []
+        for size in cfg.CALIBRATION_PING_SIZES:
+            got = self.ping(size, cfg.CALIBRATION_PING_COUNT, cfg.CALIBRATION_PING_INTERVAL_S)
+            sizes += [size] * len(got)
+            rtts += got
+        slope, intercept = cfg.two_point_line(sizes, rtts)
+        links = len(topo.links())
+        per_hop = cfg.stack_latency_per_hop_us(intercept, topo.rate_bps, links)
+        self.stack_us = max(per_hop, 0.0)
+        self.reshape(self.netem_delay())
+        return {
+            "method": "ping sweep over the shaped links with netem delay 0, two-point line",
+            "sizes_B": list(cfg.CALIBRATION_PING_SIZES),
+            "echoes": len(rtts),
+            "slope_us_per_B": slope,
+            "intercept_us": intercept,
+            "modelled_intercept_us": cfg.modelled_intercept_us(topo.rate_bps, links),
+            "links": links,
+            "stack_latency_per_hop_us": per_hop,
+            "netem_delay_wanted_us": self.netem_delay(),
+            "netem_delay_us": cfg.netem_delay_arg(self.netem_delay())[1],
+            "uncalibrated_netem_delay_us": cfg.netem_delay_us(self.spec.delay_us, topo.rate_bps),
+            "shortfall_per_hop_us": cfg.delay_shortfall_us(
+                self.spec.delay_us, topo.rate_bps, self.stack_us
+            ),
+            "rtt_us": {
+                str(z): [r for s_, r in zip(sizes, rtts, strict=True) if s_ == z]
+                for z in cfg.CALIBRATION_PING_SIZES
+            },
+        }
+
     def _role_of(self, dev_key: str) -> str:
         return next(h.role for h in self.spec.topo.hops() if dev_key in h.devs)
 
@@ -570,8 +687,13 @@ class Network:
         software emulation every command started costs a fraction of a second."""
         if self._impairment == (loss, delay_ms) and self._link_counts is not None:
             return self._link_counts
-        base = cfg.netem_delay_us(self.spec.delay_us, self.spec.topo.rate_bps)
-        commands = cfg.impaired_link_commands(self.spec.topo, self.devs, loss, delay_ms, base)
+        topo = self.spec.topo
+        absorb = len(topo.links()) * cfg.delay_shortfall_us(
+            self.spec.delay_us, topo.rate_bps, self.stack_us
+        )
+        commands = cfg.impaired_link_commands(
+            topo, self.devs, loss, delay_ms, self.netem_delay(), absorb
+        )
         for role, cmds in commands.items():
             self.script(role, cmds)
         self._impairment = (loss, delay_ms)

@@ -24,6 +24,7 @@ from decimal import Decimal
 import pandas as pd
 
 from emusim import constants as c
+from emusim.mininet_config import DELAY_TOLERANCE_REL
 from emusim.profiles import Profile
 from emusim.tables import tex_escape
 
@@ -356,7 +357,45 @@ def selfcheck_numbers(checks: pd.DataFrame | None) -> Numbers:
         "MininetWhere": NA if empty else where(places, kvm),
         "MininetKernel": joined("kernel_release"),
         "MininetKvm": NA if kvm is None else ("with" if kvm else "without"),
+        "MininetClock": NA if empty else clock_phrase(checks),
+        "MininetDelayTolerancePercent": integer(round(DELAY_TOLERANCE_REL * 100)),
+        "MininetStackLatencyMinUs": stat(
+            _column(checks, "stack_latency_per_hop_us"), "min", lambda v: fixed(v, 1)
+        ),
+        "MininetStackLatencyMaxUs": stat(
+            _column(checks, "stack_latency_per_hop_us"), "max", lambda v: fixed(v, 1)
+        ),
     }
+
+
+def _column(checks: pd.DataFrame | None, name: str):
+    if checks is None or checks.empty or name not in checks:
+        return None
+    return pd.to_numeric(checks[name], errors="coerce")
+
+
+CLOCK_PHRASES = {
+    "guest-icount": "in the virtual machine's dilated time (QEMU's instruction counting: the "
+    "guest's clock advances {ns} per executed instruction, whatever the host's speed)",
+    "tcg-real": "in real time under software emulation",
+    "kvm": "in real time under hardware virtualisation",
+    "host": "in the host's real time",
+}
+
+
+def clock_phrase(checks: pd.DataFrame) -> str:
+    """Which clocks the batches measured in, as a phrase (docs/mininet.md, "Dilated time")."""
+    if "clock" not in checks:
+        return NA
+    parts = []
+    for clock in sorted(set(checks["clock"].dropna().astype(str))):
+        phrase = CLOCK_PHRASES.get(clock, clock)
+        if clock == "guest-icount":
+            shifts = sorted({int(v) for v in checks["icount_shift"].dropna()})
+            ns = ", ".join(str(2**v) for v in shifts) or "?"
+            phrase = phrase.format(ns=f"{ns} ns")
+        parts.append(phrase)
+    return text(" and ".join(parts)) if parts else NA
 
 
 def where(places: set[str], kvm: bool) -> str:

@@ -6,6 +6,8 @@ delay is set against the configured one. `table` lays the batches' checks side b
 (``results/mininet/selfcheck.csv``); `flag` marks each comparison row with its batch's verdict,
 so a number from an emulation that could not hold line rate or its delay is never read as a
 property of Linux TCP. Tolerances: emusim.mininet_config (THROUGHPUT_TOLERANCE, DELAY_TOLERANCE_*).
+Each row also says which clock the batch measured in (docs/mininet.md, "Dilated time") and the
+emulator's own latency per hop that its calibration took off netem's delay.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ COLUMNS = (
     "place",
     "kvm",
     "kernel_release",
+    "clock",
+    "icount_shift",
+    "stack_latency_per_hop_us",
+    "netem_delay_us",
     "dropper_impl",
     "line_rate_fraction",
     "line_rate_fraction_min",
@@ -60,6 +66,13 @@ def batch_row(batch: dict) -> dict:
         "place": batch.get("place"),
         "kvm": batch.get("kvm"),
         "kernel_release": batch.get("kernel_release"),
+        # the clock the batch measured in, and the emulator's own latency it calibrated away
+        "clock": batch.get("clock", "host" if batch.get("place") == "host" else "tcg-real"),
+        "icount_shift": batch.get("icount_shift"),
+        "stack_latency_per_hop_us": (batch.get("calibration") or {}).get(
+            "stack_latency_per_hop_us", float("nan")
+        ),
+        "netem_delay_us": batch.get("netem_delay_us", float("nan")),
         "dropper_impl": batch.get("dropper_impl"),
         "line_rate_fraction": tput.get("fraction_of_line_rate", float("nan")),
         "line_rate_fraction_min": lo,

@@ -7,8 +7,21 @@ own userspace (the root filesystem is shared read-only, writes go to an overlay)
 command as root and powers off. The guest sees the repository at the same path as the host.
 
 KVM is not used unless asked for (``use_kvm=True`` or ``EMUSIM_VM_KVM=1``): on our CI
-machines ``/dev/kvm`` exists but a guest started with it hangs, so the default is software
-emulation (TCG, a boot takes about 20 s on two cores).
+machines ``/dev/kvm`` is a PVM hypervisor (``CONFIG_KVM_PVM``) that runs only guest kernels
+built for PVM, and Debian's kernel hangs under it, so the default is software emulation (TCG).
+
+**Dilated time.** Under TCG the guest's clock would follow the host's real time while the
+guest computes tens of times slower than the hardware it models: a 100 Mb/s link then carries
+0.4-0.75 of its rate and RTTs hold milliseconds of emulator time. So a TCG guest runs under
+QEMU's instruction counting (``-icount shift=N,sleep=off`` with ``-rtc clock=vm``): its clock
+advances 2^N ns per executed instruction (N = 0: a machine of 10^9 instructions per second,
+the fastest stock QEMU offers), whatever the host's speed or load, and with ``sleep=off`` an
+idle guest jumps straight to its next timer, so waiting (TCP's timeouts) costs no host time.
+This is time dilation as in Gupta et al., "To Infinity and Beyond: Time-Warped Network
+Emulation" (NSDI 2006), and the synchronisation SimBricks uses: every guest measurement is in
+guest time, which the result records (`VMResult.clock`). icount allows one vCPU only (it
+forbids multi-threaded TCG). ``icount_shift=None`` or ``EMUSIM_VM_ICOUNT_SHIFT=off`` turns
+it off (real time, as before); a KVM guest always keeps real time.
 
     from emusim import vm
     result = vm.run_in_vm(["uname", "-r"])
@@ -41,7 +54,16 @@ MODULES_DIR = Path("/lib/modules")
 SETUP_HINT = "install it with `tools/setup vm` (Debian packages of tools/apt/vm.txt)"
 DEFAULT_TIMEOUT_S = 900.0
 DEFAULT_MEMORY_MB = 1024
-DEFAULT_CPUS = 2
+DEFAULT_CPUS = 1
+"""One vCPU: icount runs a single one (and, in real time, one forwarded faster than two)."""
+DEFAULT_ICOUNT_SHIFT = 0
+"""Guest nanoseconds per instruction, as a power of two: 0 is the fastest guest CPU icount
+offers (1 GIPS). Measured through veth + netem at 100 Mb/s, shifts 0, 2 and 3 carry the same
+rate; 0 keeps the guest stack's own per-packet cost smallest (docs/mininet.md)."""
+ICOUNT_SHIFT_MAX = 10
+ICOUNT_ENV = "EMUSIM_VM_ICOUNT_SHIFT"
+CLOCK_MARK = "EMUSIM-VMCLOCK"
+"""Prefix of the lines the wrapped command prints with the guest's monotonic clock."""
 
 
 class VMError(RuntimeError):
@@ -73,7 +95,12 @@ class GuestKernel:
 
 @dataclass
 class VMResult:
-    """What a command in the VM did, and where it ran."""
+    """What a command in the VM did, where it ran, and in which clock.
+
+    ``clock`` is ``guest-icount`` (dilated time, ``icount_shift``), ``kvm`` or ``tcg-real``
+    (undilated software emulation); ``guest_elapsed_s`` is the command's duration on the
+    guest's monotonic clock and ``dilation`` guest seconds per host second over it (None when
+    the command did not print both clock lines, e.g. it was killed)."""
 
     returncode: int
     output: str
@@ -81,6 +108,20 @@ class VMResult:
     kvm: bool
     elapsed_s: float
     argv: list[str] = field(default_factory=list)
+    clock: str = "tcg-real"
+    icount_shift: int | None = None
+    guest_elapsed_s: float | None = None
+    dilation: float | None = None
+
+    def clock_facts(self) -> dict:
+        """The clock a result measured in this VM was measured in, for its provenance."""
+        return {
+            "clock": self.clock,
+            "icount_shift": self.icount_shift,
+            "dilation_guest_s_per_host_s": self.dilation,
+            "guest_elapsed_s": self.guest_elapsed_s,
+            "host_elapsed_s": round(self.elapsed_s, 3),
+        }
 
 
 def _release_key(release: str) -> list[tuple[int, str]]:
@@ -174,6 +215,39 @@ def kvm_requested(use_kvm: bool | None) -> bool:
     return os.environ.get("EMUSIM_VM_KVM", "") == "1"
 
 
+def icount_requested(shift: int | str | None = "env") -> int | None:
+    """The icount shift to run a TCG guest with: ``shift`` if given (None: real time), else
+    ``EMUSIM_VM_ICOUNT_SHIFT`` (a number, or ``off``), else DEFAULT_ICOUNT_SHIFT."""
+    if shift == "env":
+        value = os.environ.get(ICOUNT_ENV, "").strip()
+        if value == "":
+            return DEFAULT_ICOUNT_SHIFT
+        if value.lower() in ("off", "none"):
+            return None
+        try:
+            shift = int(value)
+        except ValueError:
+            raise VMError(
+                f"{ICOUNT_ENV}={value!r}: give a whole number 0..{ICOUNT_SHIFT_MAX} or 'off'"
+            ) from None
+    if shift is not None and not 0 <= int(shift) <= ICOUNT_SHIFT_MAX:
+        raise VMError(f"icount shift {shift!r}: accepted 0..{ICOUNT_SHIFT_MAX} or off")
+    return None if shift is None else int(shift)
+
+
+def icount_qemu_opts(shift: int) -> str:
+    """QEMU's options for dilated time: the clock follows executed instructions, an idle
+    guest skips to its next timer (sleep=off), and the guest's RTC follows the same clock."""
+    return f"-icount shift={shift},sleep=off -rtc clock=vm"
+
+
+def clocked(script: str) -> str:
+    """``script`` between two lines that print the guest's monotonic clock (/proc/uptime),
+    keeping its exit status."""
+    stamp = f'read -r up _ </proc/uptime; echo "{CLOCK_MARK} $up"'
+    return f"{stamp}; ( {script} ); rc=$?; {stamp}; exit $rc"
+
+
 def vng_command(
     command: str | Sequence[str],
     kernel: GuestKernel,
@@ -185,24 +259,33 @@ def vng_command(
     append: Sequence[str] = (),
     vng: str = "vng",
     rwdirs: Sequence[Path] = (),
+    icount_shift: int | None = None,
 ) -> list[str]:
     """The vng command line that boots ``kernel`` and runs ``command`` (a shell string or an
     argument list) as root in ``cwd`` (default: the repository). ``rwdirs`` are host
     directories the guest may write to, at the same paths (the rest of its root is
-    read-only)."""
+    read-only). ``icount_shift`` (TCG only) runs the guest in dilated time, one vCPU."""
     if memory_mb < 256 or cpus < 1:
         raise VMError(f"memory_mb must be >= 256 and cpus >= 1 (got {memory_mb}, {cpus})")
+    dilated = icount_shift is not None and not kvm
+    if dilated and cpus != 1:
+        raise VMError(
+            f"{cpus} vCPUs asked for in dilated time: QEMU's icount runs one vCPU "
+            f"(turn dilation off with {ICOUNT_ENV}=off to have more)"
+        )
     script = command if isinstance(command, str) else shlex.join(command)
     argv = [vng, "--run", str(kernel.image), "--user", "root", "--memory", f"{memory_mb}M"]
     # 9p straight away: vng would first try Debian's old virtiofsd, fail, and wait.
     argv += ["--cpus", str(cpus), "--cwd", str(cwd or REPO_ROOT), "--force-9p"]
     if not kvm:
         argv.append("--disable-kvm")
+    if dilated:
+        argv += ["--qemu-opts", icount_qemu_opts(icount_shift)]
     for arg in append:
         argv += ["--append", arg]
     for path in rwdirs:
         argv += ["--rwdir", str(path)]
-    return [*argv, "--exec", script]
+    return [*argv, "--exec", clocked(script)]
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -228,14 +311,16 @@ def run_in_vm(
     use_kvm: bool | None = None,
     on_line: Callable[[str], None] | None = None,
     rwdirs: Sequence[Path] = (),
+    icount_shift: int | str | None = "env",
 ) -> VMResult:
     """Boot the packaged kernel (``release``, default the newest), run ``command`` as root,
     power off, and return its exit code and output (stdout and stderr merged).
 
     ``append`` adds kernel command-line arguments; ``on_line`` sees each output line as it
-    comes; ``rwdirs`` are host directories the guest may write. Raises VMError if virtme-ng,
-    QEMU, busybox or the kernel is missing, and VMTimeout (after stopping the VM) if it runs
-    longer than ``timeout_s``.
+    comes; ``rwdirs`` are host directories the guest may write; ``icount_shift`` the dilated
+    time of a TCG guest (default: `icount_requested`; None runs it in real time). Raises
+    VMError if virtme-ng, QEMU, busybox or the kernel is missing, and VMTimeout (after
+    stopping the VM) if it runs longer than ``timeout_s``.
     """
     kernel = find_kernel(release)
     if not os.access(kernel.image, os.R_OK):
@@ -243,6 +328,7 @@ def run_in_vm(
     find_qemu()
     find_static_busybox()
     kvm = kvm_requested(use_kvm)
+    shift = None if kvm else icount_requested(icount_shift)
     argv = vng_command(
         command,
         kernel,
@@ -253,6 +339,7 @@ def run_in_vm(
         append=append,
         vng=find_vng(),
         rwdirs=rwdirs,
+        icount_shift=shift,
     )
     env = dict(os.environ, PATH=os.pathsep.join(_tool_dirs()), LC_ALL="C")
     start = time.monotonic()
@@ -275,9 +362,14 @@ def run_in_vm(
     timer = threading.Timer(timeout_s, on_timeout)
     timer.start()
     lines = []
+    stamps: list[tuple[float, float]] = []  # (guest clock, host clock) at the clock lines
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
+            guest = _clock_line(line)
+            if guest is not None:
+                stamps.append((guest, time.monotonic()))
+                continue
             lines.append(line)
             if on_line is not None:
                 on_line(line.rstrip("\n"))
@@ -289,6 +381,11 @@ def run_in_vm(
     output = "".join(lines)
     if timed_out.is_set():
         raise VMTimeout(f"the VM running {command!r} took longer than {timeout_s:g} s", output)
+    guest_s = dilation = None
+    if len(stamps) >= 2:
+        (g0, h0), (g1, h1) = stamps[0], stamps[-1]
+        guest_s = round(g1 - g0, 3)
+        dilation = round(guest_s / (h1 - h0), 4) if h1 > h0 else None
     return VMResult(
         returncode=returncode,
         output=output,
@@ -296,7 +393,21 @@ def run_in_vm(
         kvm=kvm,
         elapsed_s=time.monotonic() - start,
         argv=argv,
+        clock="kvm" if kvm else ("guest-icount" if shift is not None else "tcg-real"),
+        icount_shift=shift,
+        guest_elapsed_s=guest_s,
+        dilation=dilation,
     )
+
+
+def _clock_line(line: str) -> float | None:
+    """The guest clock of a line printed by `clocked`, else None."""
+    if not line.startswith(CLOCK_MARK):
+        return None
+    try:
+        return float(line.split()[1])
+    except (IndexError, ValueError):
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -308,6 +419,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cpus", type=int, default=DEFAULT_CPUS)
     parser.add_argument("--append", action="append", default=[], help="kernel argument")
     parser.add_argument("--rwdir", action="append", default=[], type=Path, help="writable dir")
+    parser.add_argument(
+        "--icount-shift",
+        default="env",
+        help=f"dilated time: 0..{ICOUNT_SHIFT_MAX}, or off (default: ${ICOUNT_ENV}, else "
+        f"{DEFAULT_ICOUNT_SHIFT})",
+    )
     parser.add_argument("--print-release", action="store_true", help="print it and exit")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND [ARG...]")
     args = parser.parse_args(argv)
@@ -327,16 +444,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             append=args.append,
             on_line=print,
             rwdirs=args.rwdir,
+            icount_shift=parse_icount_shift(args.icount_shift),
         )
     except VMError as err:
         print(f"emusim.vm: {err}", file=sys.stderr)
         return 125
     print(
-        f"emusim.vm: kernel {result.kernel_release}, kvm {'yes' if result.kvm else 'no'}, "
-        f"exit {result.returncode}, {result.elapsed_s:.1f} s",
+        f"emusim.vm: kernel {result.kernel_release}, clock {result.clock}"
+        f"{'' if result.icount_shift is None else f' (shift {result.icount_shift})'}, "
+        f"exit {result.returncode}, {result.elapsed_s:.1f} s host, "
+        f"{result.guest_elapsed_s} s guest, dilation {result.dilation}",
         file=sys.stderr,
     )
     return result.returncode
+
+
+def parse_icount_shift(value: str) -> int | str | None:
+    """A command line's --icount-shift: 'env' (the default), 'off' (None) or a number."""
+    if value in ("env", "off"):
+        return None if value == "off" else "env"
+    try:
+        return int(value)
+    except ValueError:
+        raise VMError(f"--icount-shift {value!r}: a whole number or off") from None
 
 
 if __name__ == "__main__":

@@ -274,9 +274,11 @@ def vm_kernel_release():
 
 
 def mininet_batch_args(wildcards, input):
-    """Command-line options of a batch: the fitted delay and the thinned design."""
+    """Command-line options of a batch: the fitted delay, the design and the VM's clock."""
     reps, stride = design_of("mininet", wildcards.scenario)
     args = [f"--repetitions {reps}", f"--point-stride {stride}"]
+    shift = config.get("mininet", {}).get("icount_shift", 0)
+    args.append(f"--icount-shift {'off' if shift is None else shift}")
     if "delay" in input.keys():
         args.append(f"--delay-json {input.delay}")
     return " ".join(args)

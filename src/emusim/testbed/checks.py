@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from scipy.stats import binom
 
 from emusim import mininet_config as cfg
-from emusim.ns3 import cutoff_from_rate
+from emusim.drop_decision import cutoff_from_rate
 
 DROP_INTERVAL = 0.999
 """Central probability of the binomial interval a random drop count must fall in."""
