@@ -66,6 +66,9 @@ def test_every_point_ran_in_the_vm_with_its_kernel_recorded(study):
     batch_json = _results(study) / "mininet" / SCENARIO / "linux-2.2/batch.json"
     batch = json.loads(batch_json.read_text())
     assert batch["place"] == "vm" and batch["kernel_release"]
+    if batch["clock"] == "guest-icount":  # dilated time: line rate and delay within bounds
+        check = batch["selfcheck"]
+        assert check["throughput"]["ok"] is True and check["delay"]["ok"] is True, check
     runs = _runs(study, "mininet")
     assert len(runs) == len(quick.points) * quick.repetitions
     for run in runs:

@@ -59,6 +59,13 @@ def test_every_linux_variant_ran_with_its_own_congestion_control(study):
     assert {"tcp_htcp", "tcp_vegas", "tcp_cdg"} <= set(batch["variants"]["modules_loaded"])
     lacking = {p.id for p in quick.points if reg[p.variant].linux is None}
     assert {n["point"] for n in batch["not_implemented"]} == lacking
+    # dilated time: the emulation holds line rate and the impaired link's delay
+    if batch["clock"] == "guest-icount":
+        check = batch["selfcheck"]
+        assert check["throughput"]["ok"] is True and check["delay"]["ok"] is True, check
+        assert check["delay"]["configured_us"] == pytest.approx(
+            float(quick.points[0].link["delay_ms"]) * 1000
+        )
 
 
 def test_the_impaired_link_lost_its_share_in_each_direction(study):

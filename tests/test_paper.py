@@ -209,13 +209,14 @@ def test_selfcheck_numbers(tmp_path):
     checks = _csv(
         tmp_path,
         "selfcheck.csv",
-        "scenario,backend,profile,place,kvm,kernel_release,dropper_impl,line_rate_fraction,"
+        "scenario,backend,profile,place,kvm,kernel_release,clock,icount_shift,"
+        "stack_latency_per_hop_us,netem_delay_us,dropper_impl,line_rate_fraction,"
         "line_rate_fraction_min,line_rate_fraction_max,throughput_ok,delay_configured_us,"
         "delay_fitted_us,delay_fitted_least_squares_us,delay_tolerance_us,delay_ok,selfcheck\n"
-        "baseline-tcp,mininet,linux-2.2,vm,False,6.1.0,none,0.5348,0.95,1.005,False,71.89,"
-        '894.0,1261.9,10.8,False,"failed: throughput, delay"\n'
-        "regular-drop,mininet,linux-2.2,vm,False,6.1.0,module,0.9980,0.95,1.005,True,71.89,"
-        "75.0,74.0,10.8,True,ok\n",
+        "baseline-tcp,mininet,linux-2.2,vm,False,6.1.0,tcg-real,,,34.944,none,0.5348,0.95,"
+        '1.005,False,71.89,894.0,1261.9,10.8,False,"failed: throughput, delay"\n'
+        "regular-drop,mininet,linux-2.2,vm,False,6.1.0,guest-icount,0,6.195,28.992,module,"
+        "0.9980,0.95,1.005,True,71.89,75.0,74.0,10.8,True,ok\n",
     )
     out = pn.selfcheck_numbers(checks)
     assert out["MininetBatches"] == "2" and out["MininetBatchesFailed"] == "1"
@@ -223,6 +224,12 @@ def test_selfcheck_numbers(tmp_path):
     assert out["MininetLineRateFractionMax"] == "1.00"
     assert out["MininetDelayFittedMinUs"] == "75" and out["MininetDelayFittedMaxUs"] == "894"
     assert out["MininetWhere"] == "in a virtual machine without hardware virtualisation"
+    # both clocks, in their order; icount shift 0 is 1 ns per instruction
+    assert out["MininetClock"].startswith("in the virtual machine's dilated time")
+    assert "advances 1 ns per executed instruction" in out["MininetClock"]
+    assert out["MininetClock"].endswith("and in real time under software emulation")
+    assert out["MininetStackLatencyMinUs"] == out["MininetStackLatencyMaxUs"] == "6.2"
+    assert out["MininetDelayTolerancePercent"] == "5"
     empty = pn.selfcheck_numbers(None)
     assert set(empty) == set(out) and set(empty.values()) == {pn.NA}
 

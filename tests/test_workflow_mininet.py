@@ -81,6 +81,10 @@ def test_comparison_has_mininet_rows_flagged_by_the_selfcheck(study):
     check = batch["selfcheck"]
     expected = selfcheck.verdict(check["throughput"]["ok"], check["delay"]["ok"])
     assert set(mininet["selfcheck"]) == {expected}
+    # in dilated time (a VM without KVM, as on our machines) the emulation holds line rate
+    # within 0.5 % and the configured delay within 5 %: the batch passes its self-check
+    if batch["clock"] == "guest-icount":
+        assert expected == "ok", check
     assert set(compare.loc[compare["backend"] == "ns3", "selfcheck"]) == {""}
     summary = pd.read_csv(study / "results/compare/summary.csv", keep_default_na=False)
     row = summary[(summary["backend"] == "mininet") & (summary["scenario"] == SCENARIO)]

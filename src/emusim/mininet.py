@@ -609,6 +609,11 @@ class BatchWriter:
         self.finished = False
         self.clock = clock_of(place, kvm, plan.get("icount_shift"))
         self.vm_clock: dict | None = None  # the whole VM's clock facts, once it has ended
+        self.vm_group: int | None = None  # the VM's process group, while it runs
+        self.cpu_record = 0.0
+        self.start_cpu_s: float | None = None
+        self.selfcheck_raw: dict | None = None
+        self.run_cpus: list[float] = []
         self.t_record = self.t0  # host time of the last record: a run's is the time since
         from emusim.runjson import git_revision
 
@@ -618,7 +623,14 @@ class BatchWriter:
         now = time.monotonic()
         obj.setdefault("host_s", round(now - self.t_record, 3))
         self.t_record = now
+        if self.vm_group is not None:  # the VM's CPU time since the last record
+            from emusim.vm import group_cpu_s
+
+            cpu = group_cpu_s(self.vm_group) or 0.0
+            obj.setdefault("host_cpu_s", round(cpu - self.cpu_record, 2))
+            self.cpu_record = cpu
         if kind == "START":
+            self.start_cpu_s = obj.get("host_cpu_s")
             self.t_start = time.monotonic()
             self.kernel_release = obj["kernel_release"]
         elif kind == "CAPS":
@@ -628,6 +640,7 @@ class BatchWriter:
                 f"{obj['shaper']}, dropper {obj['dropper_impl']}, set up in {obj['setup_s']} s"
             )
         elif kind == "SELFCHECK":
+            self.selfcheck_raw = obj
             self.selfcheck = evaluate_selfcheck(obj, self.plan, self.caps.get("shaper"))
             # Recorded now, so runs of a session that is cut short still have theirs.
             self.write_session(None)
@@ -678,6 +691,7 @@ class BatchWriter:
                 # the clock the run was measured in, and how it ran against the host's
                 **self.clock,
                 "host_s": obj["host_s"],
+                "host_cpu_s": obj.get("host_cpu_s"),
                 "dilation_guest_s_per_host_s": round(obj["wall_s"] / obj["host_s"], 4)
                 if obj["host_s"] > 0
                 else None,
@@ -697,6 +711,8 @@ class BatchWriter:
         write_atomically(path, json.dumps(run, indent=1, sort_keys=True) + "\n")
         self.written.append(str(path))
         self.run_walls.append(obj["wall_s"])
+        if obj.get("host_cpu_s") is not None:
+            self.run_cpus.append(obj["host_cpu_s"])
         self.done += 1
         m = obj["metrics"]
         what = (
@@ -753,6 +769,13 @@ class BatchWriter:
                 "vm_boot_s": round(boot, 3) if boot is not None else None,
                 "vm_elapsed_s": round(vm_elapsed_s, 3) if vm_elapsed_s else None,
                 "setup_s": self.caps.get("setup_s"),
+                # host cost of boot, setup (with calibration) and self-check: wall and CPU s
+                "boot_host_cpu_s": self.start_cpu_s,
+                "setup_host_s": self.caps.get("host_s"),
+                "setup_host_cpu_s": self.caps.get("host_cpu_s"),
+                "selfcheck_host_s": (self.selfcheck_raw or {}).get("host_s"),
+                "selfcheck_host_cpu_s": (self.selfcheck_raw or {}).get("host_cpu_s"),
+                "runs_host_cpu_s": round(sum(self.run_cpus), 2) if self.run_cpus else None,
                 "runs": len(self.run_walls),
                 "run_wall_mean_s": round(sum(self.run_walls) / len(self.run_walls), 3)
                 if self.run_walls
@@ -1030,6 +1053,7 @@ def _run_in_vm(
                 cpus=cpus or VM_CPUS,
                 icount_shift=plan.get("icount_shift"),
                 use_kvm=writer.kvm,
+                on_start=lambda pgid: setattr(writer, "vm_group", pgid),
             )
     except vm.VMError as err:
         raise BatchError(f"the VM failed: {err}") from None

@@ -358,7 +358,7 @@ def selfcheck_numbers(checks: pd.DataFrame | None) -> Numbers:
         "MininetKernel": joined("kernel_release"),
         "MininetKvm": NA if kvm is None else ("with" if kvm else "without"),
         "MininetClock": NA if empty else clock_phrase(checks),
-        "MininetDelayTolerancePercent": integer(round(DELAY_TOLERANCE_REL * 100)),
+        "MininetDelayTolerancePercent": NA if empty else integer(round(DELAY_TOLERANCE_REL * 100)),
         "MininetStackLatencyMinUs": stat(
             _column(checks, "stack_latency_per_hop_us"), "min", lambda v: fixed(v, 1)
         ),

@@ -112,6 +112,7 @@ class VMResult:
     icount_shift: int | None = None
     guest_elapsed_s: float | None = None
     dilation: float | None = None
+    host_cpu_s: float | None = None
 
     def clock_facts(self) -> dict:
         """The clock a result measured in this VM was measured in, for its provenance."""
@@ -121,6 +122,7 @@ class VMResult:
             "dilation_guest_s_per_host_s": self.dilation,
             "guest_elapsed_s": self.guest_elapsed_s,
             "host_elapsed_s": round(self.elapsed_s, 3),
+            "host_cpu_s": self.host_cpu_s,
         }
 
 
@@ -312,13 +314,15 @@ def run_in_vm(
     on_line: Callable[[str], None] | None = None,
     rwdirs: Sequence[Path] = (),
     icount_shift: int | str | None = "env",
+    on_start: Callable[[int], None] | None = None,
 ) -> VMResult:
     """Boot the packaged kernel (``release``, default the newest), run ``command`` as root,
     power off, and return its exit code and output (stdout and stderr merged).
 
     ``append`` adds kernel command-line arguments; ``on_line`` sees each output line as it
     comes; ``rwdirs`` are host directories the guest may write; ``icount_shift`` the dilated
-    time of a TCG guest (default: `icount_requested`; None runs it in real time). Raises
+    time of a TCG guest (default: `icount_requested`; None runs it in real time);
+    ``on_start`` gets the VM's process group (`group_cpu_s` reads its CPU time). Raises
     VMError if virtme-ng, QEMU, busybox or the kernel is missing, and VMTimeout (after
     stopping the VM) if it runs longer than ``timeout_s``.
     """
@@ -353,6 +357,8 @@ def run_in_vm(
         env=env,
         start_new_session=True,
     )
+    if on_start is not None:
+        on_start(proc.pid)
     timed_out = threading.Event()
 
     def on_timeout() -> None:
@@ -365,7 +371,11 @@ def run_in_vm(
     stamps: list[tuple[float, float]] = []  # (guest clock, host clock) at the clock lines
     try:
         assert proc.stdout is not None
+        last_cpu = 0.0
         for line in proc.stdout:
+            if time.monotonic() - last_cpu >= 1.0:  # keep the group's CPU time up to date
+                group_cpu_s(proc.pid)
+                last_cpu = time.monotonic()
             guest = _clock_line(line)
             if guest is not None:
                 stamps.append((guest, time.monotonic()))
@@ -381,6 +391,7 @@ def run_in_vm(
     output = "".join(lines)
     if timed_out.is_set():
         raise VMTimeout(f"the VM running {command!r} took longer than {timeout_s:g} s", output)
+    cpu_s = group_cpu_s(proc.pid, final=True)
     guest_s = dilation = None
     if len(stamps) >= 2:
         (g0, h0), (g1, h1) = stamps[0], stamps[-1]
@@ -397,7 +408,32 @@ def run_in_vm(
         icount_shift=shift,
         guest_elapsed_s=guest_s,
         dilation=dilation,
+        host_cpu_s=cpu_s,
     )
+
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK")
+_group_cpu: dict[int, float] = {}  # the largest sum seen per group: its processes end
+
+
+def group_cpu_s(pgid: int, final: bool = False) -> float | None:
+    """CPU seconds (user and system) the processes of a process group have used so far: the
+    VM's cost on the host, which, unlike its wall time, other work on the host does not
+    inflate. Processes that have ended count with what they had at the last call."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields after the name: state, ppid, pgrp, ...
+            total += (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    best = max(total, _group_cpu.get(pgid, 0.0))
+    if final:
+        _group_cpu.pop(pgid, None)
+        return round(best, 2) if best > 0 else None
+    _group_cpu[pgid] = best
+    return round(best, 2)
 
 
 def _clock_line(line: str) -> float | None:
