@@ -4,7 +4,11 @@ VENV := .venv/bin
 SCALE ?= paper
 CORES ?= all
 
-.PHONY: setup study test lint format clean
+# CI's tier: everything but the `extended` tests (the virtual testbed in the VM: two boots and
+# a Snakemake study inside one, 10 minutes); `make test-all` runs every test.
+PYTEST_ARGS ?= -m "not extended"
+
+.PHONY: setup study test test-all lint format clean
 
 setup:
 	tools/setup base mininet vm paper testbed slurm
@@ -17,6 +21,9 @@ test: setup
 	$(VENV)/ruff format --check src tests workflow benchmarks
 	$(VENV)/snakefmt --check Snakefile workflow/rules
 	$(VENV)/python -m pytest tests $(PYTEST_ARGS)
+
+test-all:
+	$(MAKE) test PYTEST_ARGS=
 
 lint:
 	$(VENV)/ruff check src tests workflow benchmarks

@@ -344,25 +344,32 @@ def test_sigkill_during_a_vm_batch_then_cleanup_stops_the_vm(tmp_path, mininet_r
         sweep={"request_size_B": [56, 1472]},
         topology={"delay": REPORT_DELAY_US},
     )
+    others = {pid for pid, _ in _marked_processes()}  # batches running beside this test
+    plans = REPO_ROOT / "build" / "emu" / "plans"
+    other_plans = set(plans.glob("*.json"))
+
+    def marked() -> list[tuple[int, str]]:
+        return [(pid, cmd) for pid, cmd in _marked_processes() if pid not in others]
+
     proc = subprocess.Popen(
         [sys.executable, "-m", "emusim.mininet", "batch", "--scenario", str(scenario),
          "--profile", "linux-2.2", "--results-dir", str(tmp_path / "r"), "--no-selfcheck"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 120
-    while not any("qemu-system" in cmd for _, cmd in _marked_processes()):
+    while not any("qemu-system" in cmd for _, cmd in marked()):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
         time.sleep(0.5)
     proc.kill()
     proc.communicate()
-    mine = [pid for pid, _ in _marked_processes()]
+    mine = [pid for pid, _ in marked()]
     assert mine, "the VM should outlive its killed batch until cleanup"
     done = subprocess.run(
         [sys.executable, "-m", "emusim.mininet", "cleanup"], capture_output=True, text=True
     )
     assert done.returncode == 0 and "removed process" in done.stdout
-    assert _marked_processes() == []
-    assert not list((REPO_ROOT / "build" / "emu" / "plans").glob("*.json"))
+    assert marked() == []
+    assert not set(plans.glob("*.json")) - other_plans
 
 
 def _marked_processes() -> list[tuple[int, str]]:

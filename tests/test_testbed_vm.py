@@ -33,6 +33,7 @@ pytestmark = [
     pytest.mark.vm,
     pytest.mark.root,
     pytest.mark.slow,
+    pytest.mark.extended,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (the VM's kernel image, sshd)"),
     pytest.mark.skipif(not Path("/usr/sbin/sshd").exists(), reason="tools/setup testbed"),
 ]
@@ -95,7 +96,7 @@ def study(tmp_path_factory):
     ]
     t0 = time.monotonic()
     run = vm.run_in_vm(
-        command, timeout_s=900, cpus=1, rwdirs=[tmp], on_line=lambda ln: print(f"vm| {ln}")
+        command, timeout_s=2400, cpus=1, rwdirs=[tmp], on_line=lambda ln: print(f"vm| {ln}")
     )
     result = guest_result(run.output)
     result["vm_s"] = round(time.monotonic() - t0, 1)

@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from emusim import constants
 from emusim import mininet_config as cfg
 
 BACKEND = "mininet"
@@ -431,6 +432,8 @@ def selfcheck(network, dropper, plan: dict, setup) -> dict:
     pings = {}
     for size in SELFCHECK_PING_SIZES:
         pings[str(size)] = network.ping(size, SELFCHECK_PING_COUNT, SELFCHECK_PING_INTERVAL_S)
+    if link is not None:  # the first run sets its point anew, with counters of its own
+        network.reshape(network.netem_delay())
     return {
         "tcp": {
             "writes": SELFCHECK_WRITES,
@@ -1010,6 +1013,30 @@ def compose_batch(run_files: list[str], current: dict | None) -> dict | None:
     }
 
 
+VM_HOST_S_PER_BUSY_GUEST_S = 10.0
+"""Host seconds a dilated guest may take per second of a busy link: measured 2.5 on an idle
+machine and 8 on a machine loaded 3-fold (docs/mininet.md, "Cost"); the VM's time limit
+allows 10."""
+
+
+def vm_timeout_s(plan: dict) -> float:
+    """The host's time limit for a batch's VM: boot, setup and the self-check (1800 s), and
+    per run 600 s plus its link's busy time (what the workload puts on the wire) at
+    VM_HOST_S_PER_BUSY_GUEST_S. In real time (no icount) a run may also last to its cap."""
+    rate = plan["topology"]["rate_bps"]
+    busy = 0.0
+    for run in plan["runs"]:
+        w = run["workload"]
+        if w["kind"] == "tcp-blast":
+            busy += int(w["writes"]) * constants.ETH_FRAME_WIRE_B * 8 / rate
+        elif w["kind"] == "udp-blast":
+            busy += int(w["datagrams"]) * constants.ETH_FRAME_WIRE_B * 8 / rate
+        elif w["kind"] == "udp-flood":
+            busy += float(w["duration_s"])
+    per_run = 600 if plan.get("icount_shift") is not None else max(600, min(plan["cap_s"], 3600))
+    return 1800 + len(plan["runs"]) * per_run + VM_HOST_S_PER_BUSY_GUEST_S * busy
+
+
 def _run_in_vm(
     plan: dict, writer: BatchWriter, timeout_s: float | None, cpus: int | None = None
 ) -> float:
@@ -1042,8 +1069,7 @@ def _run_in_vm(
     # vng and QEMU inherit the batch's mark: `cleanup` stops the VM of a SIGKILLed batch
     net.register(plan["batch_id"])
     os.environ[cfg.ENV_MARK] = f"{cfg.PREFIX}{plan['batch_id']}"
-    n = max(len(plan["runs"]), 1)
-    timeout = timeout_s or (600 + n * (plan["cap_s"] if plan["cap_s"] < 3600 else 600))
+    timeout = timeout_s or vm_timeout_s(plan)
     try:
         with signals_raise():
             result = vm.run_in_vm(

@@ -26,6 +26,7 @@ rule blast_tools:
         "emu/blast/tcpblast.c",
         "emu/blast/udpblast.c",
         "emu/blast/blast-common.h",
+        "emu/blast/Makefile",
     output:
         BLAST_TOOLS,
     log:
