@@ -501,6 +501,28 @@ def test_plan_skips_runs_already_written(tmp_path):
     assert plan["runs"][0]["path"].endswith("mininet/t/linux-2.2/base/run2.json")
 
 
+def test_deterministic_points_once_random_ones_every_repetition(tmp_path):
+    from emusim import scenario as sc
+
+    rd = sc.load("random-drop", "quick")  # rate 0 draws nothing; 0.02, 0.06, 0.1 do
+    plan = mn.make_plan(rd, "linux-2.2", 71.89, "auto", tmp_path / "r", repeat_deterministic=False)
+    reps = {}
+    for r in plan["runs"]:
+        reps[r["point"]] = reps.get(r["point"], 0) + 1
+    assert reps == {"drop_rate=0": 1, "drop_rate=0.02": 2, "drop_rate=0.06": 2, "drop_rate=0.1": 2}
+    # a regular dropper draws nothing: every point once
+    reg = sc.load("regular-drop", "quick")
+    plan = mn.make_plan(reg, "linux-2.2", 71.89, "auto", tmp_path / "r", repeat_deterministic=False)
+    assert len(plan["runs"]) == len(reg.points)
+    # asked to, every repetition
+    plan = mn.make_plan(reg, "linux-2.2", 71.89, "auto", tmp_path / "r")
+    assert len(plan["runs"]) == len(reg.points) * reg.repetitions
+    # BBR draws its own random numbers; UDP floods are kept for the forwarding fit's spread
+    assert mn.point_is_random(reg.points[0], "bbr") and not mn.point_is_random(reg.points[0])
+    fwd = sc.load("router-forwarding", "quick")
+    assert all(mn.point_is_random(p) for p in fwd.points)
+
+
 def test_dropper_impl_from_the_scenario_when_present(tmp_path):
     s = _scenario(tmp_path, 0)
     assert mn.scenario_dropper_impl(s, None) == "auto"

@@ -279,6 +279,8 @@ def mininet_batch_args(wildcards, input):
     args = [f"--repetitions {reps}", f"--point-stride {stride}"]
     shift = config.get("mininet", {}).get("icount_shift", 0)
     args.append(f"--icount-shift {'off' if shift is None else shift}")
+    if not config.get("mininet", {}).get("repeat_deterministic", False):
+        args.append("--deterministic-once")
     if "delay" in input.keys():
         args.append(f"--delay-json {input.delay}")
     return " ".join(args)
