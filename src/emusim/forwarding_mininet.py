@@ -84,7 +84,7 @@ def flood(
         sink_role,
         [
             net.tool("udpblast"), "recv", "-p", str(net.PORT), "-i", str(SINK_IDLE_MS),
-            "-t", str(int(timeout_s)), "-R", str(SINK_RCVBUF_B),
+            "-t", str(int(net.patient(timeout_s))), "-R", str(SINK_RCVBUF_B),
         ],
     )  # fmt: skip
     network._wait_ready(sink, "the UDP sink")

@@ -480,6 +480,8 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
 
     net.need_root()
     t_start = time.monotonic()
+    if place == "vm" and plan.get("icount_shift") is not None:
+        os.environ[net.DILATED_ENV] = "1"  # guard timeouts get their slack (net.patient)
     emit("START", {"pid": os.getpid(), "kernel_release": os.uname().release})
     removed = net.cleanup(only_dead=True)
     if removed:

@@ -45,11 +45,27 @@ REGISTRY_DIR = Path("/run/emusim-mininet")
 """One file per running batch (its id), holding the owner's PID: cleanup spares live batches."""
 PORT = 1026
 """The report's blast server port."""
-COMMAND_TIMEOUT_S = 600.0
-"""How long a setup command may take. In the VM's dilated time the guest's clock jumps while
-it waits on the host's file system (each program a command starts is read over 9p), so a
-command of a few host seconds may take minutes of guest time; a command that really hangs
-leaves the guest idle, and its clock then reaches the limit at once."""
+COMMAND_TIMEOUT_S = 120.0
+"""How long a setup command may take (before `patient`)."""
+DILATED_ENV = "EMUSIM_DILATED"
+"""Set to 1 in the executor's environment when the batch runs in dilated time."""
+DILATED_SLACK_S = 86400.0
+"""What every guard timeout of the guest gets on top in dilated time. While the guest waits
+on the host's file system (each program started is read over 9p, without a cache) it is idle,
+and with icount's sleep=off its clock jumps from timer to timer until the reply comes: a wait
+of milliseconds on the host has taken 30 s of guest time, long enough for a 32-s timeout to
+fire on a ping that had not started. A guard that should catch a hang costs nothing to
+lengthen there (a hung guest is idle, so its clock reaches any limit at once), and the host's
+limit on the whole VM (emusim.mininet.vm_timeout_s) still holds. The runs' own caps (a
+blast's `cap_s`) are not guards and keep their values: the tools run from guest memory and
+start their clocks after they are loaded."""
+
+
+def patient(timeout_s: float) -> float:
+    """A guard timeout of the guest, lengthened by DILATED_SLACK_S in dilated time."""
+    return timeout_s + (DILATED_SLACK_S if os.environ.get(DILATED_ENV) == "1" else 0.0)
+
+
 SETUP_HINT = "run `tools/setup mininet` (Debian packages of tools/apt/mininet.txt, blast tools)"
 
 
@@ -135,7 +151,7 @@ def _probe(argv: list[str]) -> tuple[bool, str]:
     """Run argv in a throwaway network namespace (unshare -n): nothing outlives it."""
     try:
         proc = subprocess.run(
-            ["unshare", "--net", *argv], capture_output=True, text=True, timeout=60
+            ["unshare", "--net", *argv], capture_output=True, text=True, timeout=patient(60)
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         return False, str(err)
@@ -478,7 +494,7 @@ class Network:
             env=self.env, text=True,
         )  # fmt: skip
         try:
-            out, err = proc.communicate(timeout=timeout)
+            out, err = proc.communicate(timeout=patient(timeout))
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.communicate()
@@ -750,7 +766,7 @@ class Network:
 
     def _wait_ready(self, proc: subprocess.Popen, what: str, timeout: float = 30) -> None:
         assert proc.stdout is not None
-        ready, _, _ = select.select([proc.stdout], [], [], timeout)
+        ready, _, _ = select.select([proc.stdout], [], [], patient(timeout))
         line = proc.stdout.readline() if ready else ""
         if not line.startswith("READY"):
             err = proc.stderr.read() if proc.poll() is not None and proc.stderr else ""
@@ -759,7 +775,7 @@ class Network:
     @staticmethod
     def _finish(proc: subprocess.Popen, what: str, timeout: float) -> dict:
         try:
-            out, err = proc.communicate(timeout=timeout)
+            out, err = proc.communicate(timeout=patient(timeout))
         except subprocess.TimeoutExpired:
             proc.kill()
             out, err = proc.communicate()
@@ -775,7 +791,8 @@ class Network:
         """One TCP blast: metrics of the client, the server and the sender's counters. `cc`
         sets the client socket's congestion control (TCP_CONGESTION)."""
         self.run("receiver", ["ip", "tcp_metrics", "flush", "all"])
-        server_argv = [tool("tcpblast"), "server", "-p", str(PORT), "-t", str(int(cap_s) + 60)]
+        guard = str(int(patient(cap_s + 60)))
+        server_argv = [tool("tcpblast"), "server", "-p", str(PORT), "-t", guard]
         if clamp:
             server_argv += ["-w", clamp]
         server = self.popen("receiver", server_argv)
@@ -812,7 +829,7 @@ class Network:
             "receiver",
             [
                 tool("udpblast"), "recv", "-p", str(PORT), "-e", str(datagrams),
-                "-i", "2000", "-t", str(int(timeout_s)),
+                "-i", "2000", "-t", str(int(patient(timeout_s))),
             ],
         )  # fmt: skip
         self._wait_ready(receiver, "the UDP blast receiver")
@@ -836,7 +853,7 @@ class Network:
                 "-W", "2", self.spec.topo.receiver,
             ],
         )  # fmt: skip
-        out, err = proc.communicate(timeout=count * (interval_s + 2) + 30)
+        out, err = proc.communicate(timeout=patient(count * (interval_s + 2) + 30))
         if proc.returncode not in (0, 1):
             raise EmuError(f"ping failed ({proc.returncode}): {err.strip()}")
         return [float(m) * 1000 for m in re.findall(r"time=([0-9.]+) ms", out)]
