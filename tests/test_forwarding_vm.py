@@ -101,11 +101,20 @@ def test_the_model_is_fitted_to_the_emulation_and_run(study):
     assert fit["backend"] == "mininet" and fit["shared_cpu"] is True
     assert fit["emulation"]["place"] == "vm" and fit["queue_packets"] > 0
     host, router = fit["host"], fit["router"]
-    # under software emulation the small sizes are held back by the CPU: they are in the fits
+    # the sizes the CPU holds back below line rate are in the fits: at least the 64-byte
+    # floods of each path (in dilated time the guest is a 1-GIPS machine: 64 B only)
     quick = sc.load(SCENARIO, "quick")
-    assert host["n"] >= 2 * quick.repetitions and router["n"] >= 2 * quick.repetitions
+    assert host["n"] >= quick.repetitions and router["n"] >= quick.repetitions
     low, high = host["per_datagram_ci_s"]
     assert host["per_datagram_s"] > 0 and low < host["per_datagram_estimate_s"] < high
+    batch = json.loads(
+        (_results(study) / "mininet" / SCENARIO / "linux-2.2" / "batch.json").read_text()
+    )
+    if batch["clock"] == "guest-icount":
+        # every run of a size costs the same instructions: the intervals are narrow and
+        # exclude zero (under real-time emulation the router's contained it)
+        r_low, r_high = router["per_packet_ci_s"]
+        assert low > 0 and 0 < r_low < router["per_packet_s"] < r_high
     for part, terms in ((host, ("per_datagram", "per_extra_frame", "per_byte")),
                         (router, ("per_packet", "per_byte"))):  # fmt: skip
         for term in terms:
