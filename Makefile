@@ -20,7 +20,7 @@ test: setup
 	$(VENV)/ruff check src tests workflow benchmarks
 	$(VENV)/ruff format --check src tests workflow benchmarks
 	$(VENV)/snakefmt --check Snakefile workflow/rules
-	$(VENV)/python -m pytest tests $(PYTEST_ARGS)
+	$(VENV)/python -m pytest tests $(PYTEST_ARGS) --durations=25
 
 test-all:
 	$(MAKE) test PYTEST_ARGS=
