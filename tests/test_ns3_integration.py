@@ -92,11 +92,14 @@ def test_random_dropper_rate_is_binomial(ns3_programs):
     assert abs(m["packets_dropped"] - n * p) < 3.2905 * sd
 
 
-def test_deterministic_point_is_the_same_for_every_seed(ns3_programs):
-    a = _run(ns3_programs, "regular-drop", "drop_rate=0.05+every_n=20", scale="quick", rep=1)
-    b = _run(
-        ns3_programs, "regular-drop", "drop_rate=0.05+every_n=20", scale="quick", rep=2, seed=12345
-    )
+@pytest.mark.parametrize("profile", ["ns3-default", "ablation-19"])
+def test_deterministic_point_is_the_same_for_every_seed(ns3_programs, profile):
+    # profiles without a random attribute; ablation-19 has linux-2.2's classes with the tick
+    # phase at its constant default (linux-2.2 draws it: tests/test_linux22_ns3.py)
+    assert not profiles.get(profile).draws_random_numbers()
+    point = "drop_rate=0.05+every_n=20"
+    a = _run(ns3_programs, "regular-drop", point, profile=profile, scale="quick", rep=1)
+    b = _run(ns3_programs, "regular-drop", point, profile=profile, scale="quick", rep=2, seed=12345)
     assert a["metrics"] == b["metrics"]
 
 

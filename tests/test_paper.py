@@ -205,6 +205,35 @@ def test_trace_numbers(tmp_path):
     assert out["PathologyNsThreeDefaultElapsedS"] == pn.NA
 
 
+def test_one_in_six_numbers_count_stalls_per_iteration_count():
+    # Hardware at 10 000 writes: 1.77 s fastest, 12.73 s (7.2x: not a stall), 346.65 s (a
+    # stall); at 20 000: 3.35 s and 455.36 s (a stall). ns-3: every run within 10x.
+    runs = pd.DataFrame(
+        [
+            ("hardware", "native", 10000, "regular", 1.77),
+            ("hardware", "native", 10000, "regular", 12.73),
+            ("hardware", "native", 10000, "regular", 346.65),
+            ("hardware", "native", 20000, "regular", 3.35),
+            ("hardware", "native", 20000, "regular", 455.36),
+            ("hardware", "native", 10000, "random", 122.34),
+            ("ns3", "linux-2.2", 10000, "regular", 2.78),
+            ("ns3", "linux-2.2", 10000, "regular", 2.58),
+            ("ns3", "linux-2.2", 20000, "regular", 4.51),
+        ],
+        columns=["backend", "profile", "iterations", "mode", "elapsed_s"],
+    )
+    out = pn.one_in_six_numbers(runs, ["linux-2.2", "ns3-default"])
+    assert out["OneInSixStallFactor"] == "10"
+    assert out["OneInSixHardwareRuns"] == "5" and out["OneInSixHardwareStalled"] == "2"
+    assert out["OneInSixHardwarePoints"] == "2" and out["OneInSixHardwarePointsStalled"] == "2"
+    assert out["OneInSixHardwareMaxS"] == "455" and out["OneInSixHardwareFastS"] == "1.77"
+    assert out["OneInSixNsThreeLinuxTwoTwoRuns"] == "3"
+    assert out["OneInSixNsThreeLinuxTwoTwoStalled"] == "0"
+    assert out["OneInSixNsThreeLinuxTwoTwoFastS"] == "2.58"
+    assert out["OneInSixNsThreeNsThreeDefaultRuns"] == pn.NA
+    assert set(pn.one_in_six_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
+
+
 def test_selfcheck_numbers(tmp_path):
     checks = _csv(
         tmp_path,
@@ -275,7 +304,7 @@ ALLOWED = [
     # ns-3's name, the regular dropper's nominal rate 1/N, the project's issue numbers
     r"\b2001\b",
     r"IEEE~802\.3",
-    r"Linux~2\.2\b",
+    r"Linux~2\.2(?:\.\d+)?\b",
     r"\bns-3\b",
     r"\$1/N\$",
     r"issue~\d+",

@@ -85,7 +85,8 @@ def test_ablation_steps_add_one_parameter_each():
     steps = profiles.ablation()
     target = profiles.get("linux-2.2")
     own = [p for p in target.parameters if p.profile == "linux-2.2"]
-    assert len(steps) == len(own) + 1
+    stand_ins = [s for s in steps if s.parameter.endswith("(stand-in)")]
+    assert len(steps) == len(own) + len(stand_ins) + 1
     assert steps[0].profile.name == "ns3-default" and steps[-1].profile.name == "linux-2.2"
     assert steps[-1].profile.ns3_attributes() == target.ns3_attributes()
     seen = set()
@@ -93,6 +94,8 @@ def test_ablation_steps_add_one_parameter_each():
         added = set(after.profile.ns3_attributes().items()) - set(
             before.profile.ns3_attributes().items()
         )
+        if after.parameter.endswith("(stand-in)"):
+            continue  # an earlier model's value, replaced later (tests/test_linux22_profile.py)
         param = next(p for p in own if p.name == after.parameter)
         assert added <= set(param.ns3.items())
         seen.add(after.parameter)

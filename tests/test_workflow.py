@@ -109,7 +109,7 @@ def test_ablation_ends_where_the_main_comparison_is(workdir):
     assert sorted(ablation["step"].unique()) == list(range(last + 1))
 
 
-def test_traces_explain_the_pathology(workdir):
+def test_traces_explain_the_timeouts(workdir):
     out = workdir / "scales" / "quick" / "results"
     traced = sorted((out / "traces").rglob("run1.json"))
     assert traced
@@ -123,13 +123,28 @@ def test_traces_explain_the_pathology(workdir):
         & (summary["profile"] == "linux-2.2")
         & summary["point"].str.contains("mode=regular")
     ].iloc[0]
-    trace = next((out / "traces" / "regular-1in6" / "linux-2.2").glob("*mode=regular/run1.csv.gz"))
-    slots = tcptrace.dropper_slots(tcptrace.read(trace), every_n=6)
-    dropped_retx = int((slots["retransmission"] & slots["dropped"]).sum())
-    # Every retransmission the dropper takes costs a timeout, and the timeouts' waits are
-    # nearly all of the run.
-    assert dropped_retx >= 1 and row["rto_waits"] >= dropped_retx
-    assert row["rto_wait_s"] > 0.9 * row["elapsed_s"]
+    path = next((out / "traces" / "regular-1in6" / "linux-2.2").glob("*mode=regular/run1.csv.gz"))
+    trace = tcptrace.read(path)
+    slots = tcptrace.dropper_slots(trace, every_n=6)
+    series = tcptrace.timeouts(trace)
+    assert row["timeout_series"] == len(series) >= 1
+    # A timeout series that follows a lost retransmission: the retransmission was the
+    # dropper's (its N-th packet), and the head's next transmission is the timeout's.
+    lost = series[series["cause"] == "retransmission lost"]
+    assert len(lost) >= 1
+    for seg, t in lost[["segment", "t_s"]].itertuples(index=False, name=None):
+        before = slots[(slots["segment"] == seg) & (slots["t_s"] < t)]
+        assert before["retransmission"].iloc[-1] and before["dropped"].iloc[-1]
+    # Every series starts with a timeout of 2.2's timer: at least its 200 ms floor less one
+    # 10 ms tick after the head's last transmission (the timer fires on a tick); every wait
+    # for a timer belongs to a series.
+    for seg, t in series[["segment", "t_s"]].itertuples(index=False, name=None):
+        before = slots[(slots["segment"] == seg) & (slots["t_s"] < t)]
+        assert t - before["t_s"].iloc[-1] >= 0.19
+    gaps = np.diff(slots["t_s"].to_numpy())
+    waits = gaps[gaps > tcptrace.RTO_GAP_S]
+    assert len(waits) == row["rto_waits"] >= row["timeout_series"]
+    assert waits.sum() == pytest.approx(row["rto_wait_s"])
 
 
 def test_analytic_curves_are_the_formulas(workdir):

@@ -519,6 +519,19 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
             "not reproducible: Linux's initial RTO is 1 s (RFC 6298) with no sysctl; matters "
             "only when the dropper drops a SYN or SYN-ACK (the SYN goes to the target)",
         ),
+        "timers and timeout": Mapping(
+            (),
+            False,
+            "not reproducible: today's kernel times TCP in microseconds and 4-ms jiffies "
+            "(HZ 250) and has its own timeout and loss code (tcp_enter_loss); no sysctl "
+            "turns them into 2.2's",
+        ),
+        "tick phase": Mapping(
+            (),
+            False,
+            "not applicable: a property of ns-3's 100 Hz model of 2.2's timer; the emulation's "
+            "kernel has its own ticks, whose phase to a run is as unknown as the hardware's",
+        ),
         "delayed-ACK timeout": Mapping(
             (),
             False,

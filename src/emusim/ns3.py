@@ -72,14 +72,18 @@ def rng_seed(scenario: str, point: str) -> int:
     return zlib.crc32(f"{scenario}/{point}".encode()) % 2_000_000_000 + 1
 
 
-def repetitions_to_run(point: Point, repetitions: int, repeat_deterministic: bool) -> list[int]:
+def repetitions_to_run(
+    point: Point, repetitions: int, repeat_deterministic: bool, profile: Profile | None = None
+) -> list[int]:
     """Repetitions ns-3 simulates for a point.
 
-    ns-3 draws random numbers only in the random dropper. A point without one gives the same
-    result for every seed, so it is simulated once unless `repeat_deterministic` asks otherwise
-    (a test checks the sameness).
+    ns-3 draws random numbers in the random dropper and, with a profile that has one (the
+    linux-2.2 tick phase, Profile.draws_random_numbers), in the TCP model. A point with neither
+    gives the same result for every seed, so it is simulated once unless `repeat_deterministic`
+    asks otherwise (a test checks the sameness).
     """
-    if point.is_random or repeat_deterministic:
+    random_tcp = profile is not None and profile.draws_random_numbers()
+    if point.is_random or random_tcp or repeat_deterministic:
         return list(range(1, repetitions + 1))
     return [1]
 

@@ -26,6 +26,7 @@ import pandas as pd
 from emusim import constants as c
 from emusim.mininet_config import DELAY_TOLERANCE_REL
 from emusim.profiles import Profile
+from emusim.stats import STALL_FACTOR, stalled_runs
 from emusim.tables import tex_escape
 
 #: What a macro holds when its result was not produced at this scale.
@@ -519,6 +520,40 @@ def trace_numbers(
     out["PathologyHardwareMedianS"] = fixed(row.get("median"), 2)
     out["PathologyHardwareMinS"] = fixed(row.get("min"), 2)
     out["PathologyHardwareMaxS"] = fixed(row.get("max"), 0)
+    return out
+
+
+def one_in_six_numbers(runs: pd.DataFrame | None, profiles: Sequence[str]) -> Numbers:
+    """Table 4.4's distribution per backend and profile, regular dropper only (the collected
+    regular-1in6 runs): runs, how many stalled (slower than STALL_FACTOR times the fastest
+    run of their iteration count, emusim.stats.stalled_runs), the slowest run, and the
+    fastest run at the smallest iteration count. Hardware first, under HARDWARE's names."""
+    out: Numbers = {"OneInSixStallFactor": integer(STALL_FACTOR)}
+    keys = [HARDWARE, *((b, p) for b in EMULATED for p in profiles)]
+    regular = None
+    if runs is not None and not runs.empty and "mode" in runs.columns:
+        regular = runs[(runs["mode"] == "regular") & runs["elapsed_s"].notna()]
+    for backend, profile in keys:
+        mine = None
+        if regular is not None:
+            mine = regular[(regular["backend"] == backend) & (regular["profile"] == profile)]
+        key = (
+            ("OneInSix", "Hardware")
+            if (backend, profile) == HARDWARE
+            else ("OneInSix", backend, profile)
+        )
+        if mine is None or mine.empty:
+            for suffix in ("Runs", "Stalled", "Points", "PointsStalled", "MaxS", "FastS"):
+                out[macro_name(*key, suffix)] = NA
+            continue
+        stalls = stalled_runs(mine, ["iterations"], factor=STALL_FACTOR)
+        smallest = mine[mine["iterations"] == mine["iterations"].min()]
+        out[macro_name(*key, "Runs")] = integer(stalls["n"].sum())
+        out[macro_name(*key, "Stalled")] = integer(stalls["stalled"].sum())
+        out[macro_name(*key, "Points")] = integer(len(stalls))
+        out[macro_name(*key, "PointsStalled")] = integer((stalls["stalled"] > 0).sum())
+        out[macro_name(*key, "MaxS")] = fixed(mine["elapsed_s"].max(), 0)
+        out[macro_name(*key, "FastS")] = fixed(smallest["elapsed_s"].min(), 2)
     return out
 
 

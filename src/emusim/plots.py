@@ -29,8 +29,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import PercentFormatter
 
+from emusim import tcptrace
 from emusim.compare import axis_values
-from emusim.stats import stalled_runs
+from emusim.stats import STALL_FACTOR, stalled_runs
 
 #: Resolution of the PNGs (dots per inch).
 DPI = 200
@@ -477,7 +478,7 @@ def fig4_4_heavy_tail(
     x: str = "iterations",
     dropper_col: str = "dropper",
     metric: str = "elapsed_s",
-    stall_factor: float = 10.0,
+    stall_factor: float = STALL_FACTOR,
     profile_order: Sequence[str] | None = None,
 ) -> list[Path]:
     """Table 4.4 as a figure: per-run elapsed time per iteration count, log scale.
@@ -705,12 +706,14 @@ def _sequence_panel(ax: Axes, slots: pd.DataFrame, title: str) -> None:
         color="darkred",
         label="retransmission dropped",
     )
-    gaps = np.flatnonzero(np.diff(t) > 0.15)
-    for i in gaps:
+    gaps = np.flatnonzero(np.diff(t) > tcptrace.RTO_GAP_S)
+    lift = 0.12 * (seg.max() - seg.min())
+    for k, i in enumerate(gaps):
         ax.axvspan(i + 0.15, i + 0.85, color="tab:orange", alpha=0.35)
+        # waits that follow each other closely (a backoff) alternate in height
         ax.annotate(
             f"RTO wait\n{(t[i + 1] - t[i]) * 1e3:.0f} ms",
-            xy=(i + 0.5, seg.min()),
+            xy=(i + 0.5, seg.min() + (k % 2) * lift),
             fontsize=7,
             ha="center",
             va="bottom",
@@ -720,6 +723,27 @@ def _sequence_panel(ax: Axes, slots: pd.DataFrame, title: str) -> None:
     ax.set_title(title, fontsize=9)
 
 
+def cycle_stretches(slots: pd.DataFrame, stretch: int = 60) -> dict[str, tuple[int, int]]:
+    """Where a regular-dropper run's cycles are: `bad`, the `stretch` transmissions around
+    its first retransmission-timeout wait (absent if it has none), and `good`, the same
+    number in the middle of its longest part without a wait. Each as (first, end) indices of
+    ``slots`` (tcptrace.dropper_slots), so the figure shows both cycles of the loop side by
+    side, from the run itself."""
+    t = slots["t_s"].to_numpy()
+    waits = np.flatnonzero(np.diff(t) > tcptrace.RTO_GAP_S)
+    n = len(slots)
+    out: dict[str, tuple[int, int]] = {}
+    if len(waits):
+        lo = max(0, int(waits[0]) - stretch // 2)
+        out["bad"] = (lo, min(n, lo + stretch))
+    bounds = np.concatenate(([0], waits + 1, [n]))
+    longest = int(np.argmax(np.diff(bounds)))
+    first, last = int(bounds[longest]), int(bounds[longest + 1])
+    lo = max(first, (first + last) // 2 - stretch // 2)
+    out["good"] = (lo, min(last, lo + stretch))
+    return out
+
+
 def fig4_5_pathology(
     traces: Mapping[str, pd.DataFrame],
     slots: Mapping[str, pd.DataFrame],
@@ -727,44 +751,50 @@ def fig4_5_pathology(
     every_n: int = 6,
     stretch: int = 60,
 ) -> list[Path]:
-    """The 1-in-6 pathology, per profile (keys of ``traces`` and ``slots``, from
-    tcptrace.read and tcptrace.dropper_slots of the regular-dropper run): top, a stretch of
-    the run around its first timeout (or its middle, if none); bottom, the retransmissions by
-    their slot in the dropper's count: those in slot N are dropped again and wait for a
-    retransmission timeout."""
+    """The regular dropper's closed loop, per profile (keys of ``traces`` and ``slots``, from
+    tcptrace.read and tcptrace.dropper_slots of the regular-dropper run): top, a bad cycle
+    (around the run's first timeout) beside a good one (the middle of its longest stretch
+    without a timeout; cycle_stretches); bottom, the retransmissions by their slot in the
+    dropper's count: those in slot N are dropped again and wait for a timeout."""
     names = list(traces)
+    parts = {name: cycle_stretches(slots[name].reset_index(drop=True), stretch) for name in names}
+    columns = [(name, kind) for name in names for kind in ("bad", "good") if kind in parts[name]]
     with _style():
-        fig = Figure(figsize=(4.2 * len(names), 6.8), layout="constrained")
-        grid = fig.add_gridspec(2, len(names), height_ratios=[1.5, 1])
-        for j, name in enumerate(names):
+        fig = Figure(figsize=(3.6 * len(columns), 6.8), layout="constrained")
+        grid = fig.add_gridspec(2, len(columns), height_ratios=[1.5, 1])
+        for j, (name, kind) in enumerate(columns):
             s = slots[name].reset_index(drop=True)
-            rto = np.flatnonzero(np.diff(s["t_s"].to_numpy()) > 0.15)
-            middle = len(s) // 2
-            centre = int(rto[len(rto) // 2]) if len(rto) else middle
-            lo = max(0, centre - stretch // 2)
-            part = s.iloc[lo : lo + stretch]
-            elapsed = float(traces[name]["t_s"].max())
+            lo, hi = parts[name][kind]
+            at = float(s["t_s"].iloc[lo])
             ax = fig.add_subplot(grid[0, j])
-            _sequence_panel(ax, part, f"ns3, {name}: {elapsed:.1f} s in all")
+            cycle = "bad cycle" if kind == "bad" else "good cycle"
+            _sequence_panel(ax, s.iloc[lo:hi], f"ns3, {name}: {cycle} at {at:.2f} s")
             if j == 0:
                 ax.legend(loc="upper left", fontsize=7)
+        for name in names:
+            s = slots[name].reset_index(drop=True)
+            first = next(j for j, (n, _) in enumerate(columns) if n == name)
+            span = sum(1 for n, _ in columns if n == name)
             retx = s[s["retransmission"]]
             counts = retx["slot"].value_counts().reindex(range(1, every_n + 1), fill_value=0)
-            bx = fig.add_subplot(grid[1, j])
+            bx = fig.add_subplot(grid[1, first : first + span])
             colors = ["tab:blue"] * (every_n - 1) + ["darkred"]
             bx.bar(counts.index, counts.to_numpy(), color=colors)
-            for k, v in counts.items():
-                bx.annotate(str(int(v)), xy=(k, v), ha="center", va="bottom", fontsize=7)
+            for slot, v in counts.items():
+                bx.annotate(str(int(v)), xy=(slot, v), ha="center", va="bottom", fontsize=7)
             bx.set_xticks(range(1, every_n + 1))
             bx.set_xlabel(f"slot in the dropper's count (slot {every_n} is dropped)")
             bx.set_ylabel("retransmissions")
-            waits = int((np.diff(s["t_s"].to_numpy()) > 0.15).sum())
+            waits = int((np.diff(s["t_s"].to_numpy()) > tcptrace.RTO_GAP_S).sum())
+            elapsed = float(traces[name]["t_s"].max())
             bx.set_title(
-                f"{int(counts.iloc[-1])} retransmissions dropped; {waits} RTO waits", fontsize=9
+                f"{name}: {int(counts.iloc[-1])} retransmissions dropped, {waits} RTO waits, "
+                f"{elapsed:.1f} s in all",
+                fontsize=9,
             )
         fig.suptitle(
-            "The 1-in-6 pathology in ns-3: a retransmission that lands on the dropped slot "
-            "waits for a timeout"
+            f"The 1-in-{every_n} loop in ns-3: a retransmission that lands on the dropped slot "
+            "waits for a timeout (bad cycle); one that does not keeps the run at line rate"
         )
         return _save(fig, stem)
 

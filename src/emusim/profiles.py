@@ -40,6 +40,14 @@ class Profile:
             attrs.update(p.ns3)
         return attrs
 
+    def draws_random_numbers(self) -> bool:
+        """Whether an attribute is a random variable other than a constant (the linux-2.2
+        tick phase): then every repetition of every point differs, dropper or not."""
+        return any(
+            "RandomVariable[" in v and "ConstantRandomVariable" not in v
+            for v in self.ns3_attributes().values()
+        )
+
     def ns3_args(self) -> list[str]:
         """Command-line arguments that set the attributes (ns-3's CommandLine syntax)."""
         return [f"--{k}={v}" for k, v in self.ns3_attributes().items()]
@@ -95,7 +103,9 @@ def ablation(path: Path = PROFILES_PATH) -> list[AblationStep]:
     """The ablation's steps (the `ablation` block of the registry), step 0 being the base.
 
     Step k's profile is called ``ablation-kk``; it holds the common parameters, the base
-    profile's own, and the target profile's first k parameters in the documented order. Step 0
+    profile's own, and the first k parameters of the documented order: the target profile's,
+    or `stand_ins` (what an earlier model used in place of one of them, overridden when the
+    target's own parameter of the same attribute follows). Step 0
     is the base profile and the last step the target profile, under their own names, so their
     runs are those of the main sweeps. The order must name every parameter of the target once.
     """
@@ -112,16 +122,30 @@ def ablation(path: Path = PROFILES_PATH) -> list[AblationStep]:
             )
     base, target = reg[spec["base"]], reg[spec["target"]]
     own = {p.name: p for p in target.parameters if p.profile == target.name}
-    order = list(spec.get("order", []))
-    if sorted(order) != sorted(own) or len(set(order)) != len(order):
+    stand_ins = {
+        p.name: p for p in (_parameter("stand-in", raw, path) for raw in spec.get("stand_ins", []))
+    }
+    clash = sorted(set(stand_ins) & set(own))
+    if clash:
         raise ValueError(
-            f"{path}: key 'ablation.order' must name each parameter of {target.name} once; "
-            f"missing {sorted(set(own) - set(order))}, unknown or repeated "
-            f"{sorted({n for n in order if n not in own or order.count(n) > 1})}"
+            f"{path}: key 'ablation.stand_ins' repeats names of {target.name}: {clash}"
+        )
+    order = list(spec.get("order", []))
+    known = {**own, **stand_ins}
+    if sorted(order) != sorted(known) or len(set(order)) != len(order):
+        raise ValueError(
+            f"{path}: key 'ablation.order' must name each parameter of {target.name} and each "
+            f"stand-in once; missing {sorted(set(known) - set(order))}, unknown or repeated "
+            f"{sorted({n for n in order if n not in known or order.count(n) > 1})}"
+        )
+    if order and order[-1] not in own:
+        raise ValueError(
+            f"{path}: key 'ablation.order' must end with a parameter of {target.name}, not "
+            f"the stand-in {order[-1]!r} (the last step is the target itself)"
         )
     steps = [AblationStep(0, f"none ({base.name})", base)]
     for k in range(1, len(order)):
-        params = base.parameters + tuple(own[name] for name in order[:k])
+        params = base.parameters + tuple(known[name] for name in order[:k])
         name = f"{ABLATION_PREFIX}{k:02d}"
         desc = f"{base.name} + the first {k} parameters of {target.name}"
         steps.append(AblationStep(k, order[k - 1], Profile(name, desc, params)))

@@ -191,11 +191,16 @@ def summarise(
     return out.reset_index(drop=True)
 
 
+STALL_FACTOR = 10.0
+"""A run stalled when it took this many times the fastest run of its group (Table 4.4: most
+runs take the time the link allows, a few hundreds or thousands of times longer)."""
+
+
 def stalled_runs(
     runs: pd.DataFrame,
     group_cols: Sequence[str],
     metric: str = "elapsed_s",
-    factor: float = 10.0,
+    factor: float = STALL_FACTOR,
 ) -> pd.DataFrame:
     """Per group: n runs, the fastest, and how many (and what fraction) took > factor × fastest.
 

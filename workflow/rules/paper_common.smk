@@ -33,6 +33,9 @@ def paper_number_inputs(wildcards):
     inputs.update({f"stats_{n}": f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS})
     if trace_paths():
         inputs["traces"] = f"{RESULTS}/traces/summary.csv"
+    if "regular-1in6" in SCENARIOS:
+        # Table 4.4's distribution per backend (stalled runs need the runs, not statistics)
+        inputs["runs_1in6"] = backend_tables_of("regular-1in6")
     if ablation_scenarios():
         inputs["ablation"] = f"{RESULTS}/ablation/summary.csv"
     if mininet_scenarios():

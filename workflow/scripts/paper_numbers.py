@@ -33,6 +33,15 @@ def read_json(name: str) -> dict | None:
     return json.loads(Path(inp[name]).read_text()) if name in named else None
 
 
+def runs_1in6() -> pd.DataFrame | None:
+    """The collected regular-1in6 runs of every backend, or None where they were not made."""
+    if "runs_1in6" not in named:
+        return None
+    paths = inp.runs_1in6
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    return pd.concat([pd.read_csv(p) for p in paths], ignore_index=True) if paths else None
+
+
 stats = {n: table(f"stats_{n}") for n in params.scenarios}
 published = pd.read_csv(inp.published, dtype={"table": str, "row_key": str})
 delay = json.loads(Path(inp.delay).read_text()) if "delay" in named else None
@@ -48,6 +57,7 @@ numbers = pn.merge(
     pn.selfcheck_numbers(table("selfcheck")),
     pn.ablation_numbers(table("ablation"), params.ablation_scenarios, params.ablation_steps),
     pn.trace_numbers(table("traces"), stats.get("regular-1in6"), params.profiles, params.every_n),
+    pn.one_in_six_numbers(runs_1in6(), params.profiles),
     {"Scale": pn.text(params.scale), "BackendsRun": pn.text(", ".join(params.backends))},
     pn.variant_registry_numbers(variants.registry(Path(inp.variants))),
     *(

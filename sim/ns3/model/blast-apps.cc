@@ -4,6 +4,8 @@
 
 #include "blast-apps.h"
 
+#include "tcp-linux22-socket.h"
+
 #include "ns3/address-utils.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
@@ -53,6 +55,12 @@ TcpBlastClient::GetTypeId()
                           UintegerValue(1448),
                           MakeUintegerAccessor(&TcpBlastClient::m_writeSize),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("SocketType",
+                          "Class of the TCP socket: ns3::TcpSocketBase (ns-3's) or a subclass "
+                          "such as ns3::TcpLinux22Socket",
+                          TypeIdValue(TcpSocketBase::GetTypeId()),
+                          MakeTypeIdAccessor(&TcpBlastClient::m_socketType),
+                          MakeTypeIdChecker())
             .AddTraceSource("Done",
                             "The server's reply arrived; the argument is the elapsed time",
                             MakeTraceSourceAccessor(&TcpBlastClient::m_doneTrace),
@@ -129,7 +137,7 @@ void
 TcpBlastClient::StartApplication()
 {
     NS_LOG_FUNCTION(this);
-    m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    m_socket = CreateTcpSocketOfType(GetNode(), m_socketType);
     auto tcp = DynamicCast<TcpSocketBase>(m_socket);
     NS_ABORT_MSG_UNLESS(tcp, "TcpBlastClient needs a TcpSocketBase");
     tcp->TraceConnectWithoutContext("Tx", MakeCallback(&TcpBlastClient::TraceTx, this));
@@ -263,7 +271,13 @@ TcpBlastServer::GetTypeId()
                                           "Listening port (the report's blast server used 1026)",
                                           UintegerValue(1026),
                                           MakeUintegerAccessor(&TcpBlastServer::m_port),
-                                          MakeUintegerChecker<uint16_t>());
+                                          MakeUintegerChecker<uint16_t>())
+                            .AddAttribute("SocketType",
+                                          "Class of the TCP socket: ns3::TcpSocketBase (ns-3's) "
+                                          "or a subclass such as ns3::TcpLinux22Socket",
+                                          TypeIdValue(TcpSocketBase::GetTypeId()),
+                                          MakeTypeIdAccessor(&TcpBlastServer::m_socketType),
+                                          MakeTypeIdChecker());
     return tid;
 }
 
@@ -289,7 +303,7 @@ void
 TcpBlastServer::StartApplication()
 {
     NS_LOG_FUNCTION(this);
-    m_listener = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    m_listener = CreateTcpSocketOfType(GetNode(), m_socketType);
     m_listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
     m_listener->Listen();
     m_listener->SetAcceptCallback(MakeCallback(&TcpBlastServer::AcceptRequest, this),

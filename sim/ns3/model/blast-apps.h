@@ -15,6 +15,7 @@
 #include "ns3/socket.h"
 #include "ns3/tcp-socket-state.h"
 #include "ns3/traced-callback.h"
+#include "ns3/type-id.h"
 
 namespace ns3
 {
@@ -78,6 +79,7 @@ class TcpBlastClient : public Application
     uint64_t m_writes;           //!< N, the number of writes
     uint32_t m_writeSize;        //!< S, bytes per write
     Ptr<Socket> m_socket;        //!< the connection
+    TypeId m_socketType;         //!< class of the socket (TcpSocketBase or a subclass)
     uint64_t m_written;          //!< writes accepted by the socket so far
     Time m_start;                //!< when connect() was called
     Time m_finish;               //!< when the reply arrived
@@ -120,6 +122,7 @@ class TcpBlastServer : public Application
 
     uint16_t m_port;             //!< listening port
     Ptr<Socket> m_listener;      //!< listening socket
+    TypeId m_socketType;         //!< class of the socket (TcpSocketBase or a subclass)
     uint64_t m_bytesReceived;    //!< payload bytes received
 };
 
