@@ -449,7 +449,7 @@ def test_paper_has_every_figure_and_table(quick_paper):
         "Throughput against the regular dropper's nominal rate",
         "Random against regular dropping at the same nominal drop rate",
         "Elapsed time of every run with one packet in",
-        "pathology in ns-3, from the TCP event traces",
+        "loop in ns-3, from the TCP event traces",
         "Experiment against simulation under random dropping",
         "Relative difference (exp − sim)/exp of the throughput per drop rate",
         "Calibration ablation: median and maximum",
@@ -496,8 +496,17 @@ def test_paper_numbers_are_the_results(quick_paper):
         & (traces["profile"] == "linux-2.2")
         & traces["point"].str.contains("mode=regular")
     ].iloc[0]
-    waits = re.search(r"contains (\d+) waits for the retransmission timer", text)
+    waits = re.search(r"in (\d+) waits for the retransmission timer", text)
     assert waits and int(waits.group(1)) == patho["rto_waits"]
+
+    # Table 4.4's stalls at quick scale (10 000 and 20 000 writes): a run is stalled when it
+    # took more than 10 times the fastest run of its iteration count.
+    hw = pd.read_csv(results / "hardware/regular-1in6.csv")
+    hw = hw[hw["mode"] == "regular"]
+    fastest = hw.groupby("iterations")["elapsed_s"].transform("min")
+    stalls = re.search(r"(\d+) of the hardware['’]s (\d+) regular-dropper runs stalled", text)
+    assert stalls and int(stalls.group(2)) == len(hw)
+    assert int(stalls.group(1)) == int((hw["elapsed_s"] > 10 * fastest).sum()) == 2
 
 
 @pytest.mark.slow
