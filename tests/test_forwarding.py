@@ -88,7 +88,7 @@ def test_scenario_points():
     ]  # fmt: skip
     assert {p.values["path"] for p in quick.points} == set(forwarding.PATHS)
     assert quick.points[0].workload == {
-        "kind": "udp-flood", "duration_s": 3, "payload_B": 64, "path": "direct",
+        "kind": "udp-flood", "duration_s": 1, "payload_B": 64, "path": "direct",
     }  # fmt: skip
     assert forwarding.is_flood(quick)
     assert forwarding.destination("direct", quick.settings["topology"]) == "192.168.1.1"
