@@ -75,20 +75,20 @@ class TcpBlastClient : public Application
     void TraceCongState(TcpSocketState::TcpCongState_t oldState,
                         TcpSocketState::TcpCongState_t newState);
 
-    Address m_remote;            //!< the server
-    uint64_t m_writes;           //!< N, the number of writes
-    uint32_t m_writeSize;        //!< S, bytes per write
-    Ptr<Socket> m_socket;        //!< the connection
-    TypeId m_socketType;         //!< class of the socket (TcpSocketBase or a subclass)
-    uint64_t m_written;          //!< writes accepted by the socket so far
-    Time m_start;                //!< when connect() was called
-    Time m_finish;               //!< when the reply arrived
-    bool m_finished;             //!< whether the reply arrived
-    bool m_aborted;              //!< whether TCP gave up on the connection
-    uint64_t m_dataSegments;     //!< data segments sent
-    uint64_t m_retransmissions;  //!< retransmitted segments
-    uint64_t m_timeouts;         //!< entries into CA_LOSS
-    uint64_t m_fastRecoveries;   //!< entries into CA_RECOVERY
+    Address m_remote;                 //!< the server
+    uint64_t m_writes;                //!< N, the number of writes
+    uint32_t m_writeSize;             //!< S, bytes per write
+    Ptr<Socket> m_socket;             //!< the connection
+    TypeId m_socketType;              //!< class of the socket (TcpSocketBase or a subclass)
+    uint64_t m_written;               //!< writes accepted by the socket so far
+    Time m_start;                     //!< when connect() was called
+    Time m_finish;                    //!< when the reply arrived
+    bool m_finished;                  //!< whether the reply arrived
+    bool m_aborted;                   //!< whether TCP gave up on the connection
+    uint64_t m_dataSegments;          //!< data segments sent
+    uint64_t m_retransmissions;       //!< retransmitted segments
+    uint64_t m_timeouts;              //!< entries into CA_LOSS
+    uint64_t m_fastRecoveries;        //!< entries into CA_RECOVERY
     TracedCallback<Time> m_doneTrace; //!< fired with the elapsed time when the reply arrives
     TracedCallback<Ptr<Socket>> m_socketTrace; //!< fired with the socket before connect()
 };
@@ -120,10 +120,10 @@ class TcpBlastServer : public Application
     void PeerClosed(Ptr<Socket> socket);
     void Reply(Ptr<Socket> socket);
 
-    uint16_t m_port;             //!< listening port
-    Ptr<Socket> m_listener;      //!< listening socket
-    TypeId m_socketType;         //!< class of the socket (TcpSocketBase or a subclass)
-    uint64_t m_bytesReceived;    //!< payload bytes received
+    uint16_t m_port;          //!< listening port
+    Ptr<Socket> m_listener;   //!< listening socket
+    TypeId m_socketType;      //!< class of the socket (TcpSocketBase or a subclass)
+    uint64_t m_bytesReceived; //!< payload bytes received
 };
 
 /**
@@ -158,15 +158,15 @@ class UdpBlastSender : public Application
     void StopApplication() override;
     void SendMore();
 
-    Address m_remote;         //!< the sink
-    uint64_t m_datagrams;     //!< N
-    uint32_t m_size;          //!< S, payload bytes
-    uint32_t m_maxInFlight;   //!< datagrams the send buffer holds
-    Ptr<Socket> m_socket;     //!< the socket
-    uint64_t m_sent;          //!< datagrams handed to the socket
-    uint32_t m_inFlight;      //!< datagrams not yet fully transmitted
-    Time m_start;             //!< first send
-    Time m_lastSend;          //!< return of the last send
+    Address m_remote;       //!< the sink
+    uint64_t m_datagrams;   //!< N
+    uint32_t m_size;        //!< S, payload bytes
+    uint32_t m_maxInFlight; //!< datagrams the send buffer holds
+    Ptr<Socket> m_socket;   //!< the socket
+    uint64_t m_sent;        //!< datagrams handed to the socket
+    uint32_t m_inFlight;    //!< datagrams not yet fully transmitted
+    Time m_start;           //!< first send
+    Time m_lastSend;        //!< return of the last send
 };
 
 /**
@@ -192,9 +192,9 @@ class UdpBlastSink : public Application
     void StopApplication() override;
     void Receive(Ptr<Socket> socket);
 
-    uint16_t m_port;          //!< listening port
-    Ptr<Socket> m_socket;     //!< the socket
-    uint64_t m_received;      //!< datagrams received
+    uint16_t m_port;      //!< listening port
+    Ptr<Socket> m_socket; //!< the socket
+    uint64_t m_received;  //!< datagrams received
 };
 
 } // namespace ns3
