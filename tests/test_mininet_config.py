@@ -142,6 +142,69 @@ def test_netem_shaper_command():
     ]
 
 
+def test_host_link_stage_is_on_the_routers_ingress():
+    # only end hosts hold sockets that a full queue must block
+    assert cfg.has_sockets("sender") and cfg.has_sockets("receiver")
+    assert not cfg.has_sockets("router") and not cfg.has_sockets("router2")
+    assert cfg.ifb_name("emsim3f9ar-eth0") == "emsim3f9ar-ifb0"
+    assert len(cfg.ifb_name("emsim3f9ar-eth1")) <= cfg.IFNAMSIZ
+    with pytest.raises(ValueError, match="eth"):
+        cfg.ifb_name("lo")
+    cmds = cfg.ingress_stage_commands("r-eth0", "r-ifb0", 100_000_000, 101, 34.98)
+    assert cmds[:4] == [
+        ["ip", "link", "add", "r-ifb0", "type", "ifb"],
+        ["ip", "link", "set", "r-ifb0", "up"],
+        ["tc", "qdisc", "replace", "dev", "r-eth0", "handle", "ffff:", "ingress"],
+        [
+            "tc",
+            "filter",
+            "add",
+            "dev",
+            "r-eth0",
+            "parent",
+            "ffff:",
+            "protocol",
+            "all",
+            "prio",
+            "1",
+            "matchall",
+            "action",
+            "mirred",
+            "egress",
+            "redirect",
+            "dev",
+            "r-ifb0",
+        ],
+    ]
+    # the IFB carries the link's netem stage: delay, rate with Ethernet's 24 bytes, limit
+    assert cmds[4:] == [
+        [
+            "tc",
+            "qdisc",
+            "replace",
+            "dev",
+            "r-ifb0",
+            "root",
+            "handle",
+            "1:",
+            "netem",
+            "delay",
+            "35us",
+            "rate",
+            "100000000bit",
+            "24",
+            "limit",
+            "101",
+        ]
+    ]
+
+
+def test_ingress_stage_limit_holds_the_queue_and_the_wire():
+    # 35 µs over 123.04-µs frames: ceil(0.28) + 1 = 2 frames in flight; 10 ms: ceil(81.3) + 1
+    assert cfg.ingress_stage_limit(100, 35.0, 100_000_000) == 102
+    assert cfg.ingress_stage_limit(100, 10_000.0, 100_000_000) == 100 + 82 + 1
+
+
 def test_delay_split_per_link():
     # d = 71.8878 µs (the report's): d/2 = 35.9439, minus the gap 12 B = 0.96 µs -> 34.9839
     assert cfg.netem_delay_us(71.8878, 100_000_000) == pytest.approx(34.9839)

@@ -122,9 +122,10 @@ def flood_pace(payload_B: int, rate_bps: float, queue_packets: int) -> tuple[flo
     and its full link queue refuses the datagram whole (ENOBUFS). A fragmented datagram must
     not meet a full queue: the queue would refuse the fragments that do not fit and send the
     rest, which then wait out the sink's reassembly timeout (30 s) and, enough of them, fill its
-    reassembly memory, which refuses every fragment after (seen: whole runs lost). A send
-    buffer cannot hold the sender back: netem, the emulation's shaper, releases a packet from
-    its socket's account when it queues it (skb_orphan_partial), so send() never blocks."""
+    reassembly memory, which refuses every fragment after (seen: whole runs lost). The pacing
+    predates the host egress's HTB (docs/mininet.md, "Backpressure"), which keeps a queued
+    packet on its socket's account, so a full send buffer now blocks send() too; the pacing
+    stays, as the guarantee that does not depend on how many frames the buffer admits."""
     if frames(payload_B) == 1:
         return None
     burst = max(1, queue_packets // 2 // frames(payload_B))

@@ -13,7 +13,8 @@ namespaces. docs/mininet.md explains each choice.
   1538 byte-times. With netem (delay) the shaper is netem's own ``rate RATE 24`` (24: its
   packet overhead), which releases a packet at the end of its transmission time as a real
   link delivers its last bit; without netem it is HTB (``overhead 24``) with a pfifo of the
-  queue length.
+  queue length. A host's egress is HTB even with netem, so that a full queue holds its sockets
+  back, and its link's netem sits on the router's ingress (`ingress_stage_commands`).
 - Delay: the report's model has one echo hop take (L + 26) / rate + d / 2 for an IP packet
   of L bytes (L = size + 28). netem's rate releases a packet (L + 14 + 24) / rate after it
   starts, 12 byte-times (the inter-frame gap) later than the model's last bit, so each link
@@ -253,6 +254,63 @@ def shaper_commands(
             "limit", str(limit_packets),
         ],
     ]  # fmt: skip
+
+
+# --- backpressure: an end host's link ---------------------------------------------------------
+
+
+def has_sockets(role: str) -> bool:
+    """Whether a role's packets come from its own sockets (the sender and receiver; a router
+    only forwards). Such a host's egress must hold its senders back as a NIC's full queue does,
+    which netem cannot (`ingress_stage_commands`)."""
+    return not role.startswith("router")
+
+
+def ifb_name(dev: str) -> str:
+    """The IFB device that carries the ingress stage of ``<node>-eth<N>``: ``<node>-ifb<N>``
+    (the node's prefix keeps it a batch's own; at most IFNAMSIZ like the device)."""
+    node, sep, port = dev.rpartition("-eth")
+    if not sep:
+        raise ValueError(f"{dev!r} is not a <node>-eth<N> device")
+    return f"{node}-ifb{port}"
+
+
+def ingress_stage_commands(
+    dev: str, ifb: str, rate_bps: int, limit_packets: int, delay_us: float
+) -> list[list[str]]:
+    """tc commands that give the link arriving at `dev` its serialisation and delay on the
+    receiving side: every packet `dev` receives is redirected to the IFB device `ifb`, whose
+    netem (`delay_us`, `rate_bps` with Ethernet's framing) releases it back into `dev`'s
+    receive path.
+
+    Why: netem orphans every packet it delays or rate-limits (`netem_enqueue` calls
+    skb_orphan_partial, net/sched/sch_netem.c), so a socket whose packets wait in a netem
+    egress is never blocked: a UDP sender writes at its CPU's speed and the queue drops the
+    excess, and TCP Small Queues does not see the queue. A host's egress is therefore HTB at
+    the link's rate (`shaper_commands` with `netem=False`), which keeps a packet charged to its
+    socket until it leaves, as a NIC's queue does. HTB releases a packet when its transmission
+    starts; this stage adds the transmission time (netem's rate, on packets that arrive at
+    that rate, delays each by its own wire time) and the link's delay, so the packet reaches
+    the router when its last bit would. The redirect turns the MAC header back on, so the IFB's
+    qdisc sees IP + 14 bytes, as an egress does, and the same 24-byte overhead applies.
+    `limit_packets` must hold the packets in flight: they arrive no faster than the link's
+    rate, so no queue builds here beyond HTB's two-frame burst."""
+    return [
+        ["ip", "link", "add", ifb, "type", "ifb"],
+        ["ip", "link", "set", ifb, "up"],
+        ["tc", "qdisc", "replace", "dev", dev, "handle", "ffff:", "ingress"],
+        [
+            "tc", "filter", "add", "dev", dev, "parent", "ffff:", "protocol", "all",
+            "prio", "1", "matchall", "action", "mirred", "egress", "redirect", "dev", ifb,
+        ],
+        *shaper_commands(ifb, rate_bps, limit_packets, delay_us, True),
+    ]  # fmt: skip
+
+
+def ingress_stage_limit(host_queue: int, delay_us: float, rate_bps: float) -> int:
+    """The IFB netem's limit: the host's queue (what HTB may pass at once, with room to spare)
+    plus the frames on the wire over the delay (`delay_line_packets`)."""
+    return host_queue + delay_line_packets(delay_us, rate_bps)
 
 
 # --- the impaired link of a four-host line ------------------------------------------------------

@@ -195,9 +195,15 @@ class Capabilities:
         for an impaired link's loss and delay."""
         out = []
         if delay_us > 0 and not self.netem:
-            out.append(f"netem (sch_netem) for the {delay_us:g} µs delay: {self.netem_error}")
+            out.append(
+                f"netem (sch_netem, with ifb and act_mirred) for the {delay_us:g} µs delay: "
+                f"{self.netem_error}"
+            )
         elif link and not self.netem:
-            out.append(f"netem (sch_netem) for the impaired link: {self.netem_error}")
+            out.append(
+                f"netem (sch_netem, with ifb and act_mirred) for the impaired link: "
+                f"{self.netem_error}"
+            )
         if cc and not self.congestion_control.get(cc, False):
             out.append(f"TCP congestion control {cc!r}")
         for name, module in (variant_ccs or {}).items():
@@ -241,9 +247,17 @@ def capabilities(
     namespace to see that it takes); `variant_ccs` maps the variants' congestion controls to
     their modules, each available if registered or loadable."""
     release = os.uname().release
+    # netem, and what a host link's stage needs beside it: an IFB and the ingress redirect
+    # (cfg.ingress_stage_commands); sh -e names the first that fails
     netem, netem_err = _probe(
-        ["sh", "-c", "ip link set lo up && tc qdisc add dev lo root netem delay 1us"]
-    )
+        [
+            "sh", "-ec",
+            "ip link set lo up; tc qdisc add dev lo root netem delay 1us; "
+            "ip link add emsimprobe type ifb; tc qdisc add dev lo handle ffff: ingress; "
+            "tc filter add dev lo parent ffff: protocol all prio 1 matchall "
+            "action mirred egress redirect dev emsimprobe",
+        ]
+    )  # fmt: skip
     ccs = {}
     for name in {cc, "reno"} - {None}:
         ok, _ = _probe(["sysctl", "-q", "-w", f"net.ipv4.tcp_congestion_control={name}"])
@@ -474,6 +488,7 @@ class Network:
     _impairment: tuple | None = None  # the impaired link's (loss, delay_ms) now
     _link_counts: dict | None = None  # its lossy egresses' counters after the last run
     stack_us: float = 0.0  # the emulator's own latency per hop (`calibrate`)
+    ingress_stages: dict = field(default_factory=dict)  # router device key → its IFB's name
     host_io_sources: frozenset = frozenset()  # interrupts of the VM's 9p transports
 
     @property
@@ -541,6 +556,16 @@ class Network:
                 self.hosts[self._role_of(left)], self.hosts[self._role_of(right)],
                 intfName1=self.devs[left], intfName2=self.devs[right], fast=True,
             )  # fmt: skip
+        # a router's device facing a host with sockets carries that link's netem stage on its
+        # ingress, through an IFB (cfg.ingress_stage_commands)
+        self.ingress_stages = {}
+        for (_, left), (_, right) in topo.links() if spec.netem else []:
+            sockets = [cfg.has_sockets(self._role_of(key)) for key in (left, right)]
+            if all(sockets):
+                raise EmuError(f"{left} and {right}: a link between two hosts has no router")
+            if any(sockets):
+                router_dev = right if sockets[0] else left
+                self.ingress_stages[router_dev] = cfg.ifb_name(self.devs[router_dev])
         macs = {}
         for role in self.hosts:
             for link in json.loads(self.run(role, ["ip", "-j", "link", "show"])):
@@ -572,8 +597,18 @@ class Network:
                     # permanent neighbours: no ARP exchange ever delays or adds a packet
                     ["ip", "neigh", "replace", peer, "lladdr", macs[self.devs[peer_key]],
                      "dev", dev, "nud", "permanent"],
-                    *cfg.shaper_commands(dev, topo.rate_bps, limit, delay, spec.netem),
                 ]  # fmt: skip
+                if spec.netem and cfg.has_sockets(hop.role):
+                    # HTB holds the host's sockets back; the link's netem stage is on the
+                    # router's ingress (cfg.ingress_stage_commands)
+                    cmds += cfg.shaper_commands(dev, topo.rate_bps, limit, 0.0, False)
+                else:
+                    cmds += cfg.shaper_commands(dev, topo.rate_bps, limit, delay, spec.netem)
+                if key in self.ingress_stages:
+                    ifb = self.ingress_stages[key]
+                    cmds += cfg.ingress_stage_commands(
+                        dev, ifb, topo.rate_bps, self._ingress_limit(delay), delay
+                    )
             cmds += self._routes(hop, ends)
             self.script(hop.role, cmds)
         self.verify()
@@ -585,18 +620,30 @@ class Network:
         return cfg.netem_delay_us(self.spec.delay_us, self.spec.topo.rate_bps, self.stack_us)
 
     def reshape(self, delay_us: float) -> None:
-        """Give every egress netem delay ``delay_us``, with its rate and queue as before (an
-        impaired link gets its point's settings again at the next run)."""
+        """Give every link direction's netem stage delay ``delay_us``, with its rate and queue
+        as before: a router's egress, and for a link from a host the IFB on the router's
+        ingress (a host's own egress is HTB, which has no delay). An impaired link gets its
+        point's settings again at the next run."""
         topo = self.spec.topo
         for hop in topo.hops():
-            limit = topo.router_queue if hop.role.startswith("router") else topo.host_queue
-            cmds = [
-                cmd
-                for key in hop.devs
-                for cmd in cfg.shaper_commands(self.devs[key], topo.rate_bps, limit, delay_us, True)
-            ]
+            if cfg.has_sockets(hop.role):
+                continue
+            cmds = []
+            for key in hop.devs:
+                cmds += cfg.shaper_commands(
+                    self.devs[key], topo.rate_bps, topo.router_queue, delay_us, True
+                )
+                if key in self.ingress_stages:
+                    cmds += cfg.shaper_commands(
+                        self.ingress_stages[key], topo.rate_bps, self._ingress_limit(delay_us),
+                        delay_us, True,
+                    )  # fmt: skip
             self.script(hop.role, cmds)
         self._impairment = None
+
+    def _ingress_limit(self, delay_us: float) -> int:
+        topo = self.spec.topo
+        return cfg.ingress_stage_limit(topo.host_queue, delay_us, topo.rate_bps)
 
     def calibrate(self) -> dict:
         """Measure the emulator's own latency per hop and take it off netem's delays.
@@ -727,7 +774,8 @@ class Network:
     def qdiscs(self) -> dict[str, str]:
         out = {}
         for role in self.hosts:
-            for dev in self.role_devs(role):
+            ifbs = [self.ingress_stages[k] for k in self.ingress_stages if self._role_of(k) == role]
+            for dev in [*self.role_devs(role), *ifbs]:
                 text = self.run(role, ["tc", "qdisc", "show", "dev", dev])
                 out[dev] = " | ".join(line.strip() for line in text.splitlines())
         return out
