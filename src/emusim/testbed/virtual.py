@@ -10,9 +10,11 @@ report's name; an empty directory is mounted over /root, so a login reads no she
 files of the machine's root), and an sshd listening only on its management address, with a
 host key and an authorized client key generated for this testbed alone. The management links
 are separate /24s per host, so the controller's SSH never crosses the data plane. Data links
-are shaped as the Mininet backend's (`mininet_config.shaper_commands`: netem with the link
-rate, Ethernet's framing and the delay split per direction where there is a delay, else HTB
-at the link rate). Offloads are left on: the testbed's preflight switches them off, as it
+are shaped with the Mininet backend's `mininet_config.shaper_commands` on every egress (netem
+with the link rate, Ethernet's framing and the delay split per direction where there is a
+delay, else HTB at the link rate), but without its backpressure stage (docs/mininet.md,
+"Backpressure"): with netem, a UDP sender here is not blocked by its full queue. The testbed
+tests the driver, not the link's fidelity. Offloads are left on: the testbed's preflight switches them off, as it
 would on real hosts. `write_inventory` writes the inventory the driver reads.
 """
 
