@@ -15,7 +15,8 @@ with the link rate, Ethernet's framing and the delay split per direction where t
 delay, else HTB at the link rate), but without its backpressure stage (docs/mininet.md,
 "Backpressure"): with netem, a UDP sender here is not blocked by its full queue. The testbed
 tests the driver, not the link's fidelity. Offloads are left on: the testbed's preflight
-switches them off, as it would on real hosts. `write_inventory` writes the inventory the driver reads.
+switches them off, as it would on real hosts. `write_inventory` writes the inventory the
+driver reads.
 """
 
 from __future__ import annotations
