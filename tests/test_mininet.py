@@ -299,8 +299,24 @@ def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
     assert b["place"] == "vm" and b["kernel_release"] == kernel.release
     assert b["kvm"] is vm.kvm_requested(None)
     assert b["dropper_impl"] == "module" and b["shaper"] == "netem"
-    for q in b["qdiscs"].values():
-        assert "netem" in q and "rate 100Mbit packetoverhead 24" in q and "limit 100" in q
+    # an end host's egress is HTB with the host's queue (it holds its sockets back); the
+    # link's serialisation and delay are netem on the router's egress and, for the hosts'
+    # links, on the IFB stage of the router's ingress
+    stage_limit = cfg.ingress_stage_limit(100, b["netem_delay_us"], 100_000_000)
+    kinds = {"htb": 0, "netem": 0, "ifb": 0}
+    for dev, q in b["qdiscs"].items():
+        if "-ifb" in dev:
+            kinds["ifb"] += 1
+            assert "netem" in q and f"limit {stage_limit} " in q, (dev, q)
+        elif "netem" in q:
+            kinds["netem"] += 1
+            assert "limit 100 " in q, (dev, q)
+        else:
+            kinds["htb"] += 1
+            assert q.startswith("qdisc htb") and "pfifo" in q and "limit 100p" in q, (dev, q)
+            continue
+        assert "rate 100Mbit packetoverhead 24" in q, (dev, q)
+    assert kinds == {"htb": 2, "netem": 2, "ifb": 2}, b["qdiscs"]
     run = load_runs(results, "vmdrop")["base"]
     assert run["provenance"]["place"] == "vm" and run["provenance"]["dropper_impl"] == "module"
     sent = run["provenance"]["mininet"]["segments_sent"]
