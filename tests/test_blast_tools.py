@@ -58,6 +58,12 @@ def test_tcp_blast_over_loopback(tools):
     # TCP_INFO: data segments carry the payload (loopback's MSS is large: at least one)
     assert 1 <= res["packets_sent"] <= res["segments_sent"]
     assert res["retransmissions"] == 0
+    # the machine's busy share (-1 when no clock tick passed) and TCP's chrono times: the
+    # limited times are parts of the time spent sending, which cannot exceed the run (plus
+    # two jiffies (at most 10 ms each) that TCP's chrono clock rounds its ends to)
+    assert res["cpu_busy_fraction"] == -1 or 0 <= res["cpu_busy_fraction"] <= 1
+    assert res["rwnd_limited_us"] + res["sndbuf_limited_us"] <= res["busy_us"]
+    assert res["busy_us"] <= res["elapsed_s"] * 1e6 + 20_000
 
 
 def _available_congestion_controls() -> list[str]:

@@ -106,4 +106,46 @@ static long long host_io_since(long long before)
 	return before < 0 ? -1 : host_io_irqs() - before;
 }
 
+/* Clock ticks so far of all CPUs from /proc/stat's first line: busy and in total. */
+struct cpu_ticks {
+	unsigned long long busy, total;
+};
+
+static struct cpu_ticks cpu_ticks(void)
+{
+	/* user nice system idle iowait irq softirq steal: idle and iowait are not busy */
+	unsigned long long v[8] = { 0 };
+	struct cpu_ticks t = { 0, 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int i;
+
+	if (!f)
+		die("/proc/stat");
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8) {
+		fprintf(stderr, BLAST_PROG ": /proc/stat: no cpu line\n");
+		exit(1);
+	}
+	fclose(f);
+	for (i = 0; i < 8; i++)
+		t.total += v[i];
+	t.busy = t.total - v[3] - v[4];
+	return t;
+}
+
+/*
+ * The fraction of the machine's CPU time that was busy since `before` (every process and
+ * interrupt, not only this tool's), or -1 when no tick passed. In the VM this tells whether
+ * the emulation kept up: a guest whose one vCPU is busy all the time forwards at the speed of
+ * its CPU, not of the emulated link.
+ */
+static double cpu_busy_since(struct cpu_ticks before)
+{
+	struct cpu_ticks now = cpu_ticks();
+
+	if (now.total == before.total)
+		return -1;
+	return (double)(now.busy - before.busy) / (double)(now.total - before.total);
+}
+
 #endif /* EMUSIM_BLAST_COMMON_H */

@@ -98,6 +98,8 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 	char *buf, reply;
 	double start, end;
 	long long io_before, io;
+	struct cpu_ticks cpu_before;
+	double cpu_busy;
 	int fd, completed = 0;
 	ssize_t n;
 
@@ -119,6 +121,7 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 		die("TCP_CONGESTION");
 	arm_timeout(timeout_s);
 	io_before = host_io_irqs();
+	cpu_before = cpu_ticks();
 	start = now_s();
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		if (!timed_out)
@@ -164,6 +167,7 @@ static int client(const char *addr, unsigned port, unsigned long long writes, si
 report:
 	end = now_s();
 	io = host_io_since(io_before);
+	cpu_busy = cpu_busy_since(cpu_before);
 	if (tcp_info_of(fd, &info) < 0)
 		die("getsockopt TCP_INFO");
 	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc_used, &cc_len) < 0)
@@ -174,13 +178,17 @@ report:
 	       "\"peer_window_B\": %u, \"srtt_us\": %u, \"rttvar_us\": %u, \"snd_cwnd\": %u, "
 	       "\"snd_ssthresh\": %u, \"reordering\": %u, \"rto_us\": %u, "
 	       "\"rcv_wscale\": %u, \"snd_wscale\": %u, \"options\": %u, "
-	       "\"bytes_acked\": %llu, \"congestion_control\": \"%s\", \"host_io_irqs\": %lld}\n",
+	       "\"bytes_acked\": %llu, \"congestion_control\": \"%s\", \"host_io_irqs\": %lld, "
+	       "\"cpu_busy_fraction\": %.4f, \"busy_us\": %llu, \"rwnd_limited_us\": %llu, "
+	       "\"sndbuf_limited_us\": %llu}\n",
 	       completed ? "true" : "false", end - start, writes, size, done,
 	       done * (unsigned long long)size, info.tcpi_data_segs_out, info.tcpi_segs_out,
 	       info.tcpi_total_retrans, info.tcpi_snd_mss, info.tcpi_snd_wnd, info.tcpi_rtt,
 	       info.tcpi_rttvar, info.tcpi_snd_cwnd, info.tcpi_snd_ssthresh, info.tcpi_reordering,
 	       info.tcpi_rto, info.tcpi_rcv_wscale, info.tcpi_snd_wscale, info.tcpi_options,
-	       (unsigned long long)info.tcpi_bytes_acked, cc_used, io);
+	       (unsigned long long)info.tcpi_bytes_acked, cc_used, io, cpu_busy,
+	       (unsigned long long)info.tcpi_busy_time, (unsigned long long)info.tcpi_rwnd_limited,
+	       (unsigned long long)info.tcpi_sndbuf_limited);
 	fflush(stdout);
 	close(fd);
 	free(buf);

@@ -138,6 +138,8 @@ static int sender(const char *addr, unsigned port, unsigned long long count, siz
 	unsigned long long seq, errors = 0;
 	double start = 0, last = 0;
 	long long io_before = -1, io;
+	struct cpu_ticks cpu_before = { 0, 0 };
+	double cpu_busy;
 	char *buf;
 	int fd;
 
@@ -150,16 +152,19 @@ static int sender(const char *addr, unsigned port, unsigned long long count, siz
 	for (seq = 0; seq < count; seq++) {
 		if (seq == 0) {
 			io_before = host_io_irqs();
+			cpu_before = cpu_ticks();
 			start = now_s();
 		}
 		errors += (unsigned long long)!send_numbered(fd, buf, size, seq);
 		last = now_s();
 	}
 	io = host_io_since(io_before);
+	cpu_busy = count ? cpu_busy_since(cpu_before) : -1;
 	send_markers(fd, buf, markers);
 	printf("{\"datagrams_sent\": %llu, \"datagram_size_B\": %zu, \"send_errors\": %llu, "
-	       "\"elapsed_s\": %.9f, \"markers\": %u, \"host_io_irqs\": %lld}\n",
-	       count - errors, size, errors, last - start, markers, io);
+	       "\"elapsed_s\": %.9f, \"markers\": %u, \"host_io_irqs\": %lld, "
+	       "\"cpu_busy_fraction\": %.4f}\n",
+	       count - errors, size, errors, last - start, markers, io, cpu_busy);
 	fflush(stdout);
 	close(fd);
 	free(buf);

@@ -408,7 +408,8 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
             for k in (
                 "segments_sent", "snd_mss", "peer_window_B", "srtt_us", "snd_cwnd",
                 "snd_ssthresh", "loss_probes", "retrans_segs_netns", "writes_done",
-                "congestion_control", "bytes_acked", "host_io_irqs",
+                "congestion_control", "bytes_acked", "host_io_irqs", "cpu_busy_fraction",
+                "busy_us", "rwnd_limited_us", "sndbuf_limited_us",
             )
         }  # fmt: skip
         facts["server"] = res["server"]
@@ -424,7 +425,8 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
             "packets_dropped": dropper.dropped(),
         }
         facts = {"send_errors": sent["send_errors"], "receiver_end": got["end"],
-                 "host_io_irqs": sent["host_io_irqs"]}  # fmt: skip
+                 "host_io_irqs": sent["host_io_irqs"],
+                 "cpu_busy_fraction": sent.get("cpu_busy_fraction")}  # fmt: skip
     elif w["kind"] == "udp-flood":
         from emusim import forwarding_mininet  # the router-forwarding study
 
@@ -472,6 +474,10 @@ def selfcheck(network, dropper, plan: dict, setup) -> dict:
             "retransmissions": res["retransmissions"],
             "completed": res["completed"],
             "host_io_irqs": res.get("host_io_irqs"),
+            # near 1: the guest's CPU, not the link, may have set the pace
+            "cpu_busy_fraction": res.get("cpu_busy_fraction"),
+            # what held the sender back (TCP_INFO's chrono times, µs)
+            **{k: res.get(k) for k in ("busy_us", "rwnd_limited_us", "sndbuf_limited_us")},
         },
         "ping_rtt_us": pings,
         "links": links,
