@@ -66,11 +66,11 @@ def test_every_linux_variant_ran_with_its_own_congestion_control(study):
         tput = check["throughput"]
         lo, hi = mininet_config.THROUGHPUT_TOLERANCE
         assert tput["ok"] is (lo <= tput["fraction_of_line_rate"] <= hi), tput
-        # Known limit (docs/mininet.md, "The four-host line's line rate"; issue 17 open): on
-        # this line the self-check's transfer reads 0.988-0.9998 of line rate (median 0.997,
-        # 4 batches of 14 under 0.995) with no drop or retransmission, so its verdict is
-        # sometimes OFF, and the batch's rows say so. A lower reading is a regression.
-        assert tput["fraction_of_line_rate"] >= 0.985, tput
+        # The window is whole segments of whole scale units (docs/mininet.md, "The self-check's
+        # window"): linux-6.1 scales by 2^7, lcm(1448, 128) = 23168, 2 x 23168 <= 65535. With
+        # 65535 B this line read 0.988-0.9998 (4 of 14 batches under 0.995).
+        assert tput["window_clamp_B"] == 46336, tput
+        assert tput["ok"] is True, tput
         assert check["delay"]["configured_us"] == pytest.approx(
             float(quick.points[0].link["delay_ms"]) * 1000
         )

@@ -606,3 +606,30 @@ def test_without_root_the_error_says_so(monkeypatch):
     with pytest.raises(net.EmuError, match="needs root"):
         net.need_root()
     assert mn.main(["cleanup"]) == 2
+
+
+def test_receive_window_scale_follows_tcp_select_initial_window():
+    # ilog2(max(tcp_rmem[2], rmem_max)) - 15: max(65535, 212992) = 212992, ilog2 17 -> 2
+    assert cfg.receive_window_scale(65535) == 2
+    assert cfg.receive_window_scale(4194304) == 7  # 2^22 -> 7
+    assert cfg.receive_window_scale(65535, 65535) == 0  # 2^15 - 1: ilog2 15 -> 0
+    # MAX_TCP_WINDOW, 32767 << 14 = 536854528 < 2^29, caps it: ilog2 28 -> 13
+    assert cfg.receive_window_scale(1 << 40, 1 << 40) == 13
+
+
+def test_whole_segment_window_is_whole_segments_and_scale_units():
+    # lcm(1448, 2^7) = 128 x 181 = 23168 (16 segments); 65535 // 23168 = 2 -> 46336
+    assert cfg.whole_segment_window_b(65535, 1448, 7) == 46336
+    assert cfg.whole_segment_window_b(31856, 1448, 2) == 31856  # 22 x 1448, a multiple of 4
+    assert cfg.whole_segment_window_b(65535, 1448, 0) == 45 * 1448
+    with pytest.raises(ValueError, match="23168"):
+        cfg.whole_segment_window_b(23000, 1448, 7)
+
+
+def test_selfcheck_window_reads_the_kernels_rmem_max(tmp_path):
+    rmem_max = tmp_path / "rmem_max"
+    rmem_max.write_text("212992\n")  # a kernel nobody tuned: the guest's
+    assert mn.selfcheck_window_b(cfg.tcp_setup("linux-2.2"), rmem_max) == 31856
+    assert mn.selfcheck_window_b(cfg.tcp_setup("linux-6.1"), rmem_max) == 46336
+    rmem_max.write_text("4194304\n")  # scale 7 for the 2.2 profile too: 31856 is 248.9 units
+    assert mn.selfcheck_window_b(cfg.tcp_setup("linux-2.2"), rmem_max) == 23168

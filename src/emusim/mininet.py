@@ -58,13 +58,17 @@ DEFAULT_TCP_CAP_S = 3600.0
 SELFCHECK_WRITES = 40000
 """The self-check's TCP blast: 4.9 s at 100 Mb/s, so that its handshake and slow start
 (about 8 ms in dilated time) cost less than 0.2 % of line rate against a tolerance of 0.5 %."""
+SELFCHECK_SEGMENT_B = 1448
+"""The self-check's write size: one full segment (MSS 1460 less the 12-byte timestamp option)."""
 SELFCHECK_WINDOW_B = 65535
-"""The self-check's blast advertises at most this window (TCP_WINDOW_CLAMP): 45 full segments,
-far above the path's bandwidth-delay product (under 6 KB at 100 Mb/s without added delay) and
-below any of its 100-packet queues. The self-check measures whether the emulator carries the
-link's rate; a profile's own large buffers (linux-6.1: 4 MiB) would otherwise overflow the
-sender's 100-packet queue (91 retransmissions, 0.86 of line rate measured with CUBIC), which
-is TCP's behaviour on that topology, the same in ns-3, not the emulator's."""
+"""The self-check's blast advertises at most this window (TCP_WINDOW_CLAMP), rounded down to
+whole segments and window-scale units (`selfcheck_window_b`: linux-2.2's 31 856 B stays,
+linux-6.1 gets 46 336 B, 32 segments): far above the path's bandwidth-delay product (under
+6 KB at 100 Mb/s without added delay) and below any of its 100-packet queues. The self-check
+measures whether the emulator carries the link's rate; a profile's own large buffers
+(linux-6.1: 4 MiB) would otherwise overflow the sender's 100-packet queue (91
+retransmissions, 0.86 of line rate measured with CUBIC), which is TCP's behaviour on that
+topology, the same in ns-3, not the emulator's."""
 SELFCHECK_PING_SIZES = (56, 256, 1408, 1472)
 SELFCHECK_PING_COUNT = 5
 SELFCHECK_PING_INTERVAL_S = 0.05
@@ -445,6 +449,20 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
     return {"status": status, "metrics": metrics, "mininet": facts}
 
 
+def selfcheck_window_b(setup, rmem_max_path: Path = Path("/proc/sys/net/core/rmem_max")) -> int:
+    """The self-check's window clamp: the profile's, at most SELFCHECK_WINDOW_B, in whole
+    segments of the window-scale unit the receiver will offer (this kernel's rmem_max and the
+    profile's tcp_rmem)."""
+    cap = min(int(setup.socket.get("TCP_WINDOW_CLAMP", SELFCHECK_WINDOW_B)), SELFCHECK_WINDOW_B)
+    rmem = setup.sysctls.get("net.ipv4.tcp_rmem")
+    try:
+        rmem_max = int(rmem_max_path.read_text())
+    except OSError:
+        rmem_max = cfg.LINUX_RMEM_MAX_DEFAULT_B
+    wscale = cfg.receive_window_scale(int(rmem.split()[2]), rmem_max) if rmem else 0
+    return cfg.whole_segment_window_b(cap, SELFCHECK_SEGMENT_B, wscale)
+
+
 def selfcheck(network, dropper, plan: dict, setup) -> dict:
     """A loss-free TCP blast and a small ping sweep (raw; `evaluate_selfcheck` fits them).
 
@@ -454,8 +472,8 @@ def selfcheck(network, dropper, plan: dict, setup) -> dict:
     off = {"mode": "off"}
     dropper.configure(off, plan["topology"]["receiver"])
     t0 = time.monotonic()
-    clamp = min(int(setup.socket.get("TCP_WINDOW_CLAMP", SELFCHECK_WINDOW_B)), SELFCHECK_WINDOW_B)
-    res = network.tcp_blast(SELFCHECK_WRITES, 1448, 600, str(clamp))
+    clamp = selfcheck_window_b(setup)
+    res = network.tcp_blast(SELFCHECK_WRITES, SELFCHECK_SEGMENT_B, 600, str(clamp))
     links = len(cfg.Topology(**plan["topology"]).links())
     path_delay_us = plan["delay_us"] * links / 2
     link = next((r["link"] for r in plan["runs"] if r.get("link") is not None), None)
@@ -470,6 +488,7 @@ def selfcheck(network, dropper, plan: dict, setup) -> dict:
     return {
         "tcp": {
             "writes": SELFCHECK_WRITES,
+            "window_clamp_B": clamp,
             "elapsed_s": res["elapsed_s"],
             "retransmissions": res["retransmissions"],
             "completed": res["completed"],
