@@ -191,9 +191,8 @@ TcpLinux22Socket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
     }
     TellPeerWindow();
 
-    // 2.2's duplicate ACK: no new data acknowledged, data outstanding, no data on it
-    // (tcp_input.c:886-891); any other ACK outside fast retransmit clears the count
-    const bool dup = ack == oldUna && ack < oldHigh && packet->GetSize() == 0;
+    // any ACK but a duplicate clears the count outside fast retransmit (tcp_input.c:893)
+    const bool dup = IsDuplicateAck(ack, oldUna, oldHigh, packet->GetSize() > 0);
     if (dup)
     {
         ++m_dupAcks22;
@@ -293,6 +292,24 @@ TcpLinux22Socket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 }
 
 void
+TcpLinux22Socket::ProcessAck(const SequenceNumber32& ackNumber,
+                             bool scoreboardUpdated,
+                             uint32_t currentDelivered,
+                             const SequenceNumber32& oldHeadSequence,
+                             bool receivedData)
+{
+    // ns-3 counts RFC 6675's duplicates, ACKs with new SACK information; 2.2 counts its own,
+    // so an ACK that advances snd_una (a partial ACK during recovery included) neither adds
+    // to the count that starts fast retransmit nor to the one that decides the window at
+    // its end (clear_fast_retransmit, tcp_input.c:476-482)
+    const bool isDupAck =
+        Synchronised()
+            ? IsDuplicateAck(ackNumber, oldHeadSequence, m_tcb->m_highTxMark, receivedData)
+            : scoreboardUpdated;
+    TcpSocketBase::ProcessAck(ackNumber, isDupAck, currentDelivered, oldHeadSequence, receivedData);
+}
+
+void
 TcpLinux22Socket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 {
     const bool pending = m_delAckEvent.IsPending();
@@ -317,6 +334,17 @@ TcpLinux22Socket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool wi
         ArmTimer();
     }
     return sz;
+}
+
+bool
+TcpLinux22Socket::IsDuplicateAck(SequenceNumber32 ack,
+                                 SequenceNumber32 una,
+                                 SequenceNumber32 highTxMark,
+                                 bool carriesData)
+{
+    // tcp_input.c:886-891: ack == snd_una, packets_out, no data. 2.2 also excludes an ACK
+    // that updates the window (FLAG_WIN_UPDATE); that is left out, as ns-3 leaves it out.
+    return ack == una && ack < highTxMark && !carriesData;
 }
 
 uint32_t

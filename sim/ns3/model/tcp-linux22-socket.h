@@ -106,12 +106,33 @@ class TcpLinux22Socket : public TcpSocketBase
      */
     uint32_t GetRetransmits() const;
 
+    /**
+     * @brief Whether an ACK is a duplicate for 2.2 (tcp_input.c:886-891): it acknowledges
+     * nothing new while data is outstanding, and carries no data. Its SACK blocks do not
+     * matter (RFC 6675's definition, which ns-3 uses, counts any ACK with new SACK
+     * information, one that advances snd_una included).
+     * @param ack the ACK's acknowledgment number
+     * @param una snd_una before the ACK
+     * @param highTxMark the highest sequence sent
+     * @param carriesData whether the segment carries data
+     * @return whether the ACK is a duplicate
+     */
+    static bool IsDuplicateAck(SequenceNumber32 ack,
+                               SequenceNumber32 una,
+                               SequenceNumber32 highTxMark,
+                               bool carriesData);
+
   protected:
     Ptr<TcpSocketBase> Fork() override;
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
     void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
     uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override;
     void ReTxTimeout() override;
+    void ProcessAck(const SequenceNumber32& ackNumber,
+                    bool scoreboardUpdated,
+                    uint32_t currentDelivered,
+                    const SequenceNumber32& oldHeadSequence,
+                    bool receivedData) override;
     uint32_t AvailableWindow() const override;
 
   private:

@@ -412,9 +412,11 @@ class Linux22FackTriggerTestCase : public TestCase
         // acknowledges segment 4 and SACKs 9: not a duplicate for 2.2 (snd_una advances,
         // tcp_input.c:886), but fackets_out = 5 (segments 5-9). The next ACK (SACK 9-10) is
         // 2.2's first duplicate and fackets_out > 3: fast retransmit (tcp_input.c:510).
-        // Without the trigger ns-3's rule applies, which counts the first ACK as a duplicate
-        // too (RFC 6675's definition: it carries new SACK information): on the second real
-        // duplicate, where 2.2 would have waited for the third.
+        // Without the trigger 2.2 would wait for its third duplicate (:511); the first ACK
+        // does not count although it carries new SACK information (IsDuplicateAck). What
+        // retransmits on the second duplicate then is ns-3's own RFC 6675 rule, three
+        // segments SACKed above the hole (9-11, TcpTxBuffer::IsLost): a rule 2.2's
+        // fackets_out > 3 implies, so it never acts first with the trigger on.
         uint32_t dups = 0;
         for (const auto& [t, ack] : run.acks)
         {
@@ -433,6 +435,40 @@ class Linux22FackTriggerTestCase : public TestCase
 
     bool m_fack;              //!< FackTrigger
     uint32_t m_expectDupAcks; //!< duplicate ACKs before the fast retransmit
+};
+
+/// 2.2's duplicate ACK (tcp_input.c:886-891) against RFC 6675's, on hand-made ACKs.
+class Linux22DuplicateAckTestCase : public TestCase
+{
+  public:
+    Linux22DuplicateAckTestCase()
+        : TestCase("duplicate ACK: ack == snd_una with data outstanding and none carried")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const SequenceNumber32 una(1 + 4 * MSS);
+        const SequenceNumber32 high(1 + 10 * MSS);
+        // snd_una unchanged, data outstanding: a duplicate, with or without SACK blocks
+        NS_TEST_EXPECT_MSG_EQ(TcpLinux22Socket::IsDuplicateAck(una, una, high, false),
+                              true,
+                              "ack == snd_una");
+        // advances snd_una: not a duplicate, although a SACK block on it would be new
+        // information for RFC 6675 (a partial ACK in recovery, or the first ACK after a hole)
+        NS_TEST_EXPECT_MSG_EQ(TcpLinux22Socket::IsDuplicateAck(una + MSS, una, high, false),
+                              false,
+                              "ack > snd_una");
+        // nothing outstanding (packets_out == 0)
+        NS_TEST_EXPECT_MSG_EQ(TcpLinux22Socket::IsDuplicateAck(high, high, high, false),
+                              false,
+                              "nothing outstanding");
+        // carries data (FLAG_DATA)
+        NS_TEST_EXPECT_MSG_EQ(TcpLinux22Socket::IsDuplicateAck(una, una, high, true),
+                              false,
+                              "carries data");
+    }
 };
 
 /// A dead link: timeouts on ticks, doubling to the 120 s cap, 16 in all (tcp_timer.c).
@@ -613,6 +649,7 @@ class TcpLinux22TestSuite : public TestSuite
         AddTestCase(new Linux22RecoveryTestCase(6, 0, false, 5), Duration::QUICK);
         AddTestCase(new Linux22FackTriggerTestCase(true, 1), Duration::QUICK);
         AddTestCase(new Linux22FackTriggerTestCase(false, 2), Duration::QUICK);
+        AddTestCase(new Linux22DuplicateAckTestCase(), Duration::QUICK);
         AddTestCase(new Linux22TimeoutSeriesTestCase(), Duration::QUICK);
         AddTestCase(new Linux22AfterTimeoutTestCase(), Duration::QUICK);
     }
