@@ -270,6 +270,21 @@ def test_cleanup_spares_nothing_when_nothing_is_left(mininet_ready):
     assert done.returncode == 0 and "removed 0 item(s)" in done.stdout
 
 
+def test_a_guest_leaves_the_hosts_plans_alone(mininet_ready):
+    """A guest sees the host's plan directory but not its registry: every plan would look
+    dead to it, among them those of batches running in other VMs beside it."""
+    from emusim import mininet_net as net
+
+    net.PLAN_DIR.mkdir(parents=True, exist_ok=True)
+    plan = net.PLAN_DIR / "zz97.json"  # no live owner registered for this id
+    plan.write_text("{}")
+    try:
+        assert net.cleanup(batch_id="zz97", plans=False) == [] and plan.exists()
+        assert net.cleanup(batch_id="zz97") == ["plan zz97.json"] and not plan.exists()
+    finally:
+        plan.unlink(missing_ok=True)
+
+
 # --- (b) in the VM: netem delay and the dropper module ------------------------------------------
 
 

@@ -516,7 +516,7 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
     if place == "vm" and plan.get("icount_shift") is not None:
         os.environ[net.DILATED_ENV] = "1"  # guard timeouts get their slack (net.patient)
     emit("START", {"pid": os.getpid(), "kernel_release": os.uname().release})
-    removed = net.cleanup(only_dead=True)
+    removed = net.cleanup(only_dead=True, plans=place != "vm")
     if removed:
         log(f"mininet: removed leftovers of killed batches: {', '.join(removed)}")
     setup = cfg.tcp_setup(plan["profile"])

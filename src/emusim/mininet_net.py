@@ -397,11 +397,15 @@ def _netns_names() -> list[str]:
     return [line.split()[0] for line in proc.stdout.splitlines() if line.startswith(cfg.PREFIX)]
 
 
-def cleanup(only_dead: bool = True, batch_id: str | None = None) -> list[str]:
+def cleanup(only_dead: bool = True, batch_id: str | None = None, plans: bool = True) -> list[str]:
     """Remove what batches left behind: their processes (which hold their namespaces, and
     with them the veths, qdiscs and netfilter rules), veths and named namespaces with the
-    project prefix in the root namespace. Spares batches whose owner is alive unless
-    `only_dead` is False; `batch_id` limits it to one batch. Returns what it removed."""
+    project prefix in the root namespace, and (`plans`) the plans of VM batches. Spares
+    batches whose owner is alive unless `only_dead` is False; `batch_id` limits it to one
+    batch. Returns what it removed.
+
+    A guest passes `plans=False`: it sees the host's plan directory but not the host's
+    registry, so every other batch's plan would look dead to it (the host removes plans)."""
     removed = []
 
     def wanted(bid: str) -> bool:
@@ -430,7 +434,7 @@ def cleanup(only_dead: bool = True, batch_id: str | None = None) -> list[str]:
         if m and wanted(m.group(1)):
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
             removed.append(f"netns {name}")
-    if PLAN_DIR.is_dir():
+    if plans and PLAN_DIR.is_dir():
         for entry in PLAN_DIR.glob("*.json"):
             if wanted(entry.stem) and not (batch_id is None and _owner_alive(entry.stem)):
                 with contextlib.suppress(OSError):
