@@ -4,6 +4,7 @@ congestion control each variant really got, the cap, determinism."""
 
 import json
 import math
+import signal
 import subprocess
 
 import pytest
@@ -111,6 +112,22 @@ def test_each_variant_runs_its_own_class(ns3_programs, variant):
     out = _run(ns3_programs, f"delay_ms=10+loss=0.01+variant={variant}")
     assert out["status"] == "ok"
     assert out["ns3"]["congestion_control"] == variants.get(variant).ns3.type_id
+
+
+@pytest.mark.ns3
+def test_yeah_at_a_paper_cell_runs_where_ns3s_own_class_dies(ns3_programs):
+    # 12.5 % loss, 0 ms, paper scale: ns-3 3.44's TcpYeah wraps its ssThresh (one segment in
+    # flight, a reduction of two), PRR sets cwnd 0, pacing 0 bps, and the RTO's send divides
+    # by it (docs/variants.md, "YeAH in ns-3"); the variant's TcpYeahNoWrap runs to the cap.
+    point = "delay_ms=0+loss=0.125+variant=yeah"
+    out = _run(ns3_programs, point, scale="paper")
+    assert out["ns3"]["congestion_control"] == "ns3::TcpYeahNoWrap"
+    assert out["status"] == "timeout" and out["metrics"]["rto_timeouts"] > 0
+    assert out["metrics"]["bytes_delivered"] > 0
+    own = _command(ns3_programs, point, scale="paper",
+                   **{"ns3::TcpL4Protocol::SocketType": "ns3::TcpYeah"})  # fmt: skip
+    proc = subprocess.run(own, capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGFPE, "ns-3's TcpYeah no longer dies: is it fixed?"
 
 
 @pytest.mark.ns3
