@@ -234,6 +234,37 @@ def test_one_in_six_numbers_count_stalls_per_iteration_count():
     assert set(pn.one_in_six_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
 
 
+def test_drop_cost_numbers_split_the_gap_into_drops_and_time_per_drop():
+    # Hardware at 0.1: 100 and 120 s (mean 110) with 1000 and 1200 drops (1100); at 0.2: 200 s,
+    # 2000 drops. ns-3: 0.1 at 105 s, 1090 drops; 0.2 at 150 s, 1980 drops; rate 0 is left out
+    # (no drops), an aborted run too. Elapsed gaps: 0.1 (110 - 105) / 110 = 4.5 %, 0.2
+    # (200 - 150) / 200 = 25 %: the point is 0.2. There: drops (2000 - 1980) / 2000 = 1.0 %;
+    # per drop 100 ms against 150 / 1980 = 75.76 ms, (100 - 75.76) / 100 = 24.2 %.
+    rows = [
+        ("hardware", "native", 0.0, "ok", 12.3, 0),
+        ("hardware", "native", 0.1, "ok", 100.0, 1000),
+        ("hardware", "native", 0.1, "ok", 120.0, 1200),
+        ("hardware", "native", 0.2, "ok", 200.0, 2000),
+        ("ns3", "linux-2.2", 0.0, "ok", 12.3, 0),
+        ("ns3", "linux-2.2", 0.1, "ok", 105.0, 1090),
+        ("ns3", "linux-2.2", 0.2, "ok", 150.0, 1980),
+        ("ns3", "linux-2.2", 0.2, "aborted", None, 5000),
+    ]
+    runs = pd.DataFrame(
+        rows, columns=["backend", "profile", "drop_rate", "status", "elapsed_s", "packets_dropped"]
+    )
+    out = pn.drop_cost_numbers(runs, ["linux-2.2", "ns3-default"])
+    assert out["DropCostNsThreeLinuxTwoTwoRate"] == "0.2"
+    assert out["DropCostNsThreeLinuxTwoTwoElapsedPercent"] == "25.0"
+    assert out["DropCostNsThreeLinuxTwoTwoDropsPercent"] == "1.0"
+    assert out["DropCostNsThreeLinuxTwoTwoPerDropPercent"] == "24.2"
+    assert out["DropCostNsThreeLinuxTwoTwoHardwareMsPerDrop"] == "100.0"
+    assert out["DropCostNsThreeLinuxTwoTwoMsPerDrop"] == "75.8"
+    assert out["DropCostNsThreeNsThreeDefaultRate"] == pn.NA
+    assert out["DropCostMininetLinuxTwoTwoRate"] == pn.NA
+    assert set(pn.drop_cost_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
+
+
 def test_selfcheck_numbers(tmp_path):
     checks = _csv(
         tmp_path,

@@ -557,6 +557,57 @@ def one_in_six_numbers(runs: pd.DataFrame | None, profiles: Sequence[str]) -> Nu
     return out
 
 
+def drop_cost_numbers(runs: pd.DataFrame | None, profiles: Sequence[str]) -> Numbers:
+    """How a random-drop gap splits into the number of drops and what each drop cost.
+
+    The report pairs every run's time (its Table 4.1) with its drop count (Table 4.2). Per
+    backend and profile, from the collected random-drop runs (means per drop rate, rates with
+    drops on both sides): the rate at which the mean elapsed time is furthest from the
+    hardware's, |(exp - sim) / exp|, and there the relative differences `(exp - sim) / exp` of
+    the drops and of the time per drop (mean elapsed / mean drops), in percent, and the two
+    times per drop in ms. Names `DropCost<Backend><Profile><Rate, ElapsedPercent, DropsPercent,
+    PerDropPercent, HardwareMsPerDrop, MsPerDrop>`."""
+    suffixes = (
+        "Rate", "ElapsedPercent", "DropsPercent", "PerDropPercent", "HardwareMsPerDrop",
+        "MsPerDrop",
+    )  # fmt: skip
+    out: Numbers = {}
+    means = None
+    if runs is not None and not runs.empty and {"packets_dropped", "drop_rate"} <= set(runs):
+        ok = runs[(runs["status"] == "ok") & runs["elapsed_s"].notna()]
+        ok = ok[ok["drop_rate"] > 0]
+        means = ok.groupby(["backend", "profile", "drop_rate"])[
+            ["elapsed_s", "packets_dropped"]
+        ].mean()
+    hw = None
+    if means is not None and HARDWARE in means.index.droplevel("drop_rate"):
+        hw = means.xs(HARDWARE, level=("backend", "profile"))
+    for backend in EMULATED:
+        for profile in profiles:
+            key = ("DropCost", backend, profile)
+            mine = None
+            if hw is not None and (backend, profile) in means.index.droplevel("drop_rate"):
+                mine = means.xs((backend, profile), level=("backend", "profile"))
+                both = hw.join(mine, how="inner", lsuffix="_hw")
+                mine = both[(both["packets_dropped_hw"] > 0) & (both["packets_dropped"] > 0)]
+            if mine is None or mine.empty:
+                out.update({macro_name(*key, x): NA for x in suffixes})
+                continue
+            gap = (mine["elapsed_s_hw"] - mine["elapsed_s"]) / mine["elapsed_s_hw"]
+            rate = gap.abs().idxmax()
+            row = mine.loc[rate]
+            hw_per = row["elapsed_s_hw"] / row["packets_dropped_hw"]
+            per = row["elapsed_s"] / row["packets_dropped"]
+            drops = (row["packets_dropped_hw"] - row["packets_dropped"]) / row["packets_dropped_hw"]
+            out[macro_name(*key, "Rate")] = text(f"{rate:g}")
+            out[macro_name(*key, "ElapsedPercent")] = fixed(100 * gap[rate], 1)
+            out[macro_name(*key, "DropsPercent")] = fixed(100 * drops, 1)
+            out[macro_name(*key, "PerDropPercent")] = fixed(100 * (hw_per - per) / hw_per, 1)
+            out[macro_name(*key, "HardwareMsPerDrop")] = fixed(1e3 * hw_per, 1)
+            out[macro_name(*key, "MsPerDrop")] = fixed(1e3 * per, 1)
+    return out
+
+
 # --- the lossy-link family (TCP variants, ns-3 against Mininet) ----------------------------------
 
 

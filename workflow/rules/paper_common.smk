@@ -36,6 +36,9 @@ def paper_number_inputs(wildcards):
     if "regular-1in6" in SCENARIOS:
         # Table 4.4's distribution per backend (stalled runs need the runs, not statistics)
         inputs["runs_1in6"] = backend_tables_of("regular-1in6")
+    if "random-drop" in SCENARIOS:
+        # what each drop cost against how many there were (Tables 4.1 and 4.2's pairing)
+        inputs["runs_random_drop"] = backend_tables_of("random-drop")
     if ablation_scenarios():
         inputs["ablation"] = f"{RESULTS}/ablation/summary.csv"
     if mininet_scenarios():

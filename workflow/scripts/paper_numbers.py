@@ -33,11 +33,11 @@ def read_json(name: str) -> dict | None:
     return json.loads(Path(inp[name]).read_text()) if name in named else None
 
 
-def runs_1in6() -> pd.DataFrame | None:
-    """The collected regular-1in6 runs of every backend, or None where they were not made."""
-    if "runs_1in6" not in named:
+def runs(name: str) -> pd.DataFrame | None:
+    """The collected runs of every backend of the named input, or None where not made."""
+    if name not in named:
         return None
-    paths = inp.runs_1in6
+    paths = inp[name]
     paths = [paths] if isinstance(paths, str) else list(paths)
     return pd.concat([pd.read_csv(p) for p in paths], ignore_index=True) if paths else None
 
@@ -57,7 +57,8 @@ numbers = pn.merge(
     pn.selfcheck_numbers(table("selfcheck")),
     pn.ablation_numbers(table("ablation"), params.ablation_scenarios, params.ablation_steps),
     pn.trace_numbers(table("traces"), stats.get("regular-1in6"), params.profiles, params.every_n),
-    pn.one_in_six_numbers(runs_1in6(), params.profiles),
+    pn.one_in_six_numbers(runs("runs_1in6"), params.profiles),
+    pn.drop_cost_numbers(runs("runs_random_drop"), params.profiles),
     {"Scale": pn.text(params.scale), "BackendsRun": pn.text(", ".join(params.backends))},
     pn.variant_registry_numbers(variants.registry(Path(inp.variants))),
     *(
