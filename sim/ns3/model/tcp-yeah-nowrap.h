@@ -31,9 +31,11 @@ namespace ns3
  * 2U), net/ipv4/tcp_yeah.c) say the intended value is two segments.
  *
  * What the wrap does downstream, traced in the lossy-link program (5 % loss, 10 ms, PRR,
- * pacing; docs/variants.md): PRR's recovery, working against that threshold, sets cWnd to 0;
- * TcpSocketBase::UpdatePacingRate then computes a pacing rate of 0 bps; the next retransmission
- * timeout's send divides by it (DataRate::CalculateBytesTxTime) and the program dies with SIGFPE.
+ * pacing; docs/variants.md): TcpPrrRecovery::DoRecovery takes
+ * static_cast<int>(ssThresh - bytesInFlight), which for that threshold is negative, so its send
+ * count is 0 and cWnd = bytesInFlight, 0 with nothing in flight; TcpSocketBase::UpdatePacingRate
+ * then computes a pacing rate of 0 bps; the next retransmission timeout's send divides by it
+ * (DataRate::CalculateBytesTxTime) and the program dies with SIGFPE.
  *
  * This class returns exactly TcpYeah's threshold whenever TcpYeah's subtraction did not wrap,
  * and two segments when it did. The two cases are told apart without redoing YeAH's arithmetic:
