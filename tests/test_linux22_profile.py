@@ -83,3 +83,15 @@ def test_a_random_tick_phase_repeats_regular_dropper_points():
     assert ns3.repetitions_to_run(regular, 3, False, profiles.get("linux-2.2")) == [1, 2, 3]
     assert ns3.repetitions_to_run(regular, 3, False, profiles.get("ns3-default")) == [1]
     assert ns3.repetitions_to_run(regular, 3, False) == [1]
+
+
+def test_the_tick_phase_counts_only_where_the_runs_use_tcp():
+    linux22 = profiles.get("linux-2.2")
+    blast = scenario.load("regular-drop", "paper")
+    regular = blast.point("drop_rate=0.05+every_n=20")
+    assert ns3.scenario_repetitions(blast, regular, linux22, 10, False) == list(range(1, 11))
+    assert ns3.scenario_repetitions(blast, regular, profiles.get("ns3-default"), 10, False) == [1]
+    pings = scenario.load("ping-sweep", "paper")
+    assert ns3.scenario_repetitions(pings, pings.points[0], linux22, 10, False) == [1]
+    udp = scenario.load("baseline-udp", "paper")
+    assert ns3.scenario_repetitions(udp, udp.points[0], linux22, 15, False) == [1]

@@ -88,6 +88,25 @@ def repetitions_to_run(
     return [1]
 
 
+#: Workloads whose runs use TCP sockets, where a profile's random numbers (the linux-2.2 tick
+#: phase, drawn by TcpLinux22Socket) act; a ping sweep or a UDP blast gives the same result
+#: whatever they draw.
+TCP_WORKLOADS = frozenset({"tcp-blast", multiflow.WORKLOAD})
+
+
+def scenario_repetitions(
+    scenario: Scenario,
+    point: Point,
+    profile: Profile,
+    repetitions: int,
+    repeat_deterministic: bool,
+) -> list[int]:
+    """`repetitions_to_run` for a point of a scenario run with a profile: the profile's random
+    numbers count where the scenario's runs use TCP."""
+    tcp = scenario.workload_kind in TCP_WORKLOADS
+    return repetitions_to_run(point, repetitions, repeat_deterministic, profile if tcp else None)
+
+
 def dropper_args(point: Point) -> list[str]:
     dropper = point.dropper
     args = [f"--target={dropper.get('target', '192.168.2.2')}"]

@@ -111,8 +111,9 @@ def variant_skips(name, backend):
 
 
 def ns3_run_paths(name):
-    """Every ns-3 run JSON of a scenario (deterministic points once, see config ns3), but
-    none of a point whose TCP variant ns-3 lacks."""
+    """Every ns-3 run JSON of a scenario (deterministic points once, see config ns3; a
+    profile that draws random numbers, linux-2.2's tick phase, makes every TCP point random),
+    but none of a point whose TCP variant ns-3 lacks."""
     s = SCENARIOS[name]
     repeat = config.get("ns3", {}).get("repeat_deterministic", False)
     skips = variant_skips(name, "ns3")
@@ -121,7 +122,9 @@ def ns3_run_paths(name):
         for profile in s.profiles
         for point in s.points
         if point.id not in skips
-        for k in ns3mod.repetitions_to_run(point, s.repetitions, repeat)
+        for k in ns3mod.scenario_repetitions(
+            s, point, tcp_profiles.get(profile), s.repetitions, repeat
+        )
     ]
 
 
@@ -142,7 +145,7 @@ def ablation_run_paths(name):
         f"{RESULTS}/ns3/{name}/{step.profile.name}/{point.id}/run{k}.json"
         for step in tcp_profiles.ablation()
         for point in s.thinned_points(stride)
-        for k in ns3mod.repetitions_to_run(point, reps, repeat)
+        for k in ns3mod.scenario_repetitions(s, point, step.profile, reps, repeat)
     ]
 
 
