@@ -39,7 +39,7 @@ def test_timeouts_fire_on_the_100_hz_tick(ns3_programs, tmp_path):
     # 10 ms of simulated time.
     s = scenario.load("regular-1in6", "quick")
     trace = tmp_path / "trace.csv"
-    step = profiles.ablation()[-2].profile
+    step = next(st.profile for st in profiles.ablation() if st.parameter == "timers and timeout")
     point = s.point("iterations=10000+mode=regular")
     cmd = [
         *ns3.command(str(ns3_programs / "testbed-2001"), s, point, step, 1, DELAY_US),

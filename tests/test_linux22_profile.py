@@ -18,6 +18,7 @@ def test_the_linux_2_2_profile_uses_the_classes_written_here():
     for key, value in NEW_CLASSES.items():
         assert attrs[key] == value
     assert attrs["ns3::TcpLinux22Socket::TickPhase"].startswith("ns3::UniformRandomVariable[")
+    assert attrs["ns3::TcpLinux22Socket::FackRetransmit"] == "true"
 
 
 def test_the_attribute_only_model_is_an_ablation_step():
@@ -25,19 +26,28 @@ def test_the_attribute_only_model_is_an_ablation_step():
     names = [s.parameter for s in steps]
     # the old choice first, the classes last: the step before them is the model of issues 3-5
     assert names[1:3] == ["congestion control (stand-in)", "loss recovery (stand-in)"]
-    assert names[-4:] == ["congestion control", "loss recovery", "timers and timeout", "tick phase"]
-    old = steps[-5].profile.ns3_attributes()
+    assert names[-5:] == [
+        "congestion control",
+        "loss recovery",
+        "timers and timeout",
+        "tick phase",
+        "FACK retransmission",
+    ]
+    old = steps[-6].profile.ns3_attributes()
     assert old["ns3::TcpL4Protocol::SocketType"] == "ns3::TcpLinuxReno"
     assert old["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpClassicRecovery"
     assert "ns3::TcpBlastClient::SocketType" not in old
     # every other linux-2.2 attribute is there already
     target = profiles.get("linux-2.2").ns3_attributes()
-    new_keys = set(NEW_CLASSES) | {"ns3::TcpLinux22Socket::TickPhase"}
+    new_keys = set(NEW_CLASSES) | {
+        "ns3::TcpLinux22Socket::TickPhase",
+        "ns3::TcpLinux22Socket::FackRetransmit",
+    }
     assert {k: v for k, v in old.items() if k not in new_keys} == {
         k: v for k, v in target.items() if k not in new_keys
     }
     # the target's own parameter replaces the stand-in at its step
-    assert steps[-4].profile.ns3_attributes()["ns3::TcpL4Protocol::SocketType"] == (
+    assert steps[-5].profile.ns3_attributes()["ns3::TcpL4Protocol::SocketType"] == (
         "ns3::TcpLinux22"
     )
     assert steps[-1].profile.name == "linux-2.2"
@@ -60,8 +70,8 @@ def test_the_order_must_name_each_stand_in(tmp_path):
 def test_the_order_may_not_end_with_a_stand_in(tmp_path):
     path = _registry_with(
         tmp_path,
-        "    - tick phase\n",
-        "    - tick phase\n    - congestion control (stand-in)\n",
+        "    - FACK retransmission\n",
+        "    - FACK retransmission\n    - congestion control (stand-in)\n",
     )
     text = path.read_text().replace("  order:\n    - congestion control (stand-in)\n", "  order:\n")
     path.write_text(text)
@@ -74,7 +84,8 @@ def test_only_a_random_attribute_draws_random_numbers():
     assert not profiles.get("ns3-default").draws_random_numbers()
     assert not profiles.get("linux-6.1").draws_random_numbers()
     # the step before the tick phase: the classes with the constant default phase
-    assert not profiles.ablation()[-2].profile.draws_random_numbers()
+    before = next(st for st in profiles.ablation() if st.parameter == "timers and timeout")
+    assert not before.profile.draws_random_numbers()
 
 
 def test_a_random_tick_phase_repeats_regular_dropper_points():

@@ -584,6 +584,12 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
             "(HZ 250) and has its own timeout and loss code (tcp_enter_loss); no sysctl "
             "turns them into 2.2's",
         ),
+        "FACK retransmission": Mapping(
+            (),
+            False,
+            "not reproducible: Linux removed FACK in 4.15 (tcp_fack is a no-op since); 6.1 "
+            "marks losses with RACK and counts in flight with its own scoreboard",
+        ),
         "tick phase": Mapping(
             (),
             False,

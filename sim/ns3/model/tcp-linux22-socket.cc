@@ -49,6 +49,15 @@ TcpLinux22Socket::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&TcpLinux22Socket::m_fackTrigger),
                           MakeBooleanChecker())
+            .AddAttribute("FackRetransmit",
+                          "During fast retransmit and after a timeout, count every segment "
+                          "below the forward-most SACK as lost and in flight as packets_out - "
+                          "fackets_out + retrans_out, as 2.2's FACK (tcp_fack_retransmit, "
+                          "tcp_output.c:689-716); false keeps RFC 6675's three SACKed "
+                          "segments above a hole",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpLinux22Socket::m_fackRetransmit),
+                          MakeBooleanChecker())
             .AddAttribute("TickDelayedAck",
                           "Send a delayed ACK at the next tick (ato = 1 tick) instead of "
                           "DelAckTimeout later",
@@ -216,6 +225,14 @@ TcpLinux22Socket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
         m_dupAckCount = m_retxThresh - 1;
     }
 
+    // Does this ACK start fast retransmit? ns-3 enters recovery when its count reaches
+    // ReTxThreshold (set above for the fackets_out trigger) outside a recovery episode.
+    const bool entering =
+        dup && (oldState == TcpSocketState::CA_OPEN || oldState == TcpSocketState::CA_DISORDER) &&
+        m_dupAckCount + 1 >= m_retxThresh && (!m_recoverActive || ack >= m_recover);
+    UseFackScoreboard(entering || oldState == TcpSocketState::CA_RECOVERY ||
+                      oldState == TcpSocketState::CA_LOSS);
+
     if (m_retransmits > 0 && ack >= m_retransmitMark)
     {
         // packets_out == 0: the series is over (tcp_input.c:739-745); new data may go out on
@@ -224,9 +241,27 @@ TcpLinux22Socket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
         m_backoff = 0;
     }
 
+    const uint32_t retransmittedBefore = m_retransmitted;
     TcpSocketBase::ReceivedAck(packet, tcpHeader);
 
     const SequenceNumber32 una = m_txBuffer->HeadSequence();
+    const bool fackEvent = (dup && m_dupAcks22 > 3) || (una > oldUna && m_dupAcks22 >= 3);
+    if (m_fackRetransmit && fackEvent && m_highSack > una &&
+        m_retransmitted == retransmittedBefore &&
+        (m_tcb->m_congState == TcpSocketState::CA_RECOVERY ||
+         m_tcb->m_congState == TcpSocketState::CA_LOSS))
+    {
+        // tcp_fack_retransmit retransmits the first hole before it looks at the pipe
+        // (tcp_output.c:703-708), on every duplicate ACK past the third (tcp_input.c:521,
+        // 541) and every partial ACK after three (:566, 590): when ns-3's pipe let nothing
+        // out, the first hole still goes
+        SequenceNumber32 next;
+        SequenceNumber32 nextHigh;
+        if (m_txBuffer->NextSeg(&next, &nextHigh, false) && next < m_tcb->m_highTxMark)
+        {
+            SendDataPacket(next, m_tcb->m_segmentSize, true);
+        }
+    }
     const int64_t now = NowJiffies();
     if (una > oldUna)
     {
@@ -288,7 +323,25 @@ TcpLinux22Socket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
         m_dupAcks22 = 0;
     }
     m_highSack = std::max(m_highSack, una);
+    UseFackScoreboard(m_tcb->m_congState == TcpSocketState::CA_RECOVERY ||
+                      m_tcb->m_congState == TcpSocketState::CA_LOSS);
     ArmTimer();
+}
+
+void
+TcpLinux22Socket::UseFackScoreboard(bool lossEpisode)
+{
+    // tcp_fack_retransmit (tcp_output.c:689-716) retransmits every segment below fackets_out
+    // that is neither SACKed nor retransmitted, while tcp_packets_in_flight = packets_out -
+    // fackets_out + retrans_out (include/net/tcp.h:775-778) is below cwnd; it runs when fast
+    // retransmit starts and on every later duplicate or partial ACK until high_seq
+    // (tcp_input.c:511-543, 563-578), after a timeout too (high_seq set, tcp_timer.c:485).
+    // ns-3's scoreboard with one SACKed segment as the loss threshold is that rule: a hole is
+    // lost (TcpTxBuffer::IsLost) and out of the pipe (BytesInFlight) as soon as anything above
+    // it is SACKed. Outside such an episode RFC 6675's threshold stays, so the trigger of fast
+    // retransmit is 2.2's count and fackets_out (ReceivedAck), not a single SACK. The pipe
+    // itself is AvailableWindow's, in every state.
+    m_txBuffer->SetDupAckThresh(m_fackRetransmit && lossEpisode ? 1 : m_retxThresh);
 }
 
 void
@@ -327,7 +380,9 @@ TcpLinux22Socket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 uint32_t
 TcpLinux22Socket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
+    const bool retransmission = seq < m_tcb->m_highTxMark;
     uint32_t sz = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+    m_retransmitted += retransmission ? 1 : 0;
     if (Synchronised())
     {
         m_sendJiffy[seq] = NowJiffies();
@@ -351,6 +406,21 @@ uint32_t
 TcpLinux22Socket::AvailableWindow() const
 {
     uint32_t window = TcpSocketBase::AvailableWindow();
+    const SequenceNumber32 una = m_txBuffer->HeadSequence();
+    if (m_fackRetransmit && Synchronised() && m_highSack > una)
+    {
+        // tcp_snd_test sends while tcp_packets_in_flight = packets_out - fackets_out +
+        // retrans_out is below cwnd (include/net/tcp.h:775-778, 820-828), whatever the state:
+        // fackets_out counts from snd_una to the forward-most SACKed segment as soon as a SACK
+        // arrives (tcp_sacktag_write_queue, tcp_input.c:307-348), so every segment below it
+        // leaves the pipe even before fast retransmit starts (RFC 6675 keeps a hole in the
+        // pipe until three segments above it are SACKed)
+        const SequenceNumber32 high = m_tcb->m_highTxMark;
+        const uint32_t above = high > m_highSack ? high - m_highSack : 0;
+        const uint32_t inFlight = above + m_txBuffer->GetRetransmitsCount();
+        const uint32_t allowed = Window();
+        window = inFlight >= allowed ? 0 : allowed - inFlight;
+    }
     if (m_retransmits > 0 && window > 0)
     {
         // tcp_snd_test: no new data while retransmits != 0 (include/net/tcp.h:824-828)
@@ -391,6 +461,7 @@ TcpLinux22Socket::ReTxTimeout()
     // RFC 2018: forget every SACK (tcp_timer.c:441-452), fackets_out = 0 (:456)
     m_txBuffer->SetSentListLost(true);
     m_highSack = m_txBuffer->HeadSequence();
+    UseFackScoreboard(true);
     if (first)
     {
         // tcp_timer.c:457-471, on the first timeout of a series only

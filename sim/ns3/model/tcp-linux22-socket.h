@@ -26,8 +26,7 @@ class Node;
  *
  * @brief TCP socket with 2.2's timers, retransmission timeout and fast-retransmit trigger.
  *
- * What it changes in TcpSocketBase (everything else, including which segments are
- * retransmitted during recovery, is ns-3's RFC 6675 scoreboard):
+ * What it changes in TcpSocketBase (everything else is ns-3's):
  *
  * - **100 Hz clock.** The host's jiffies tick every 10 ms at a phase (TickPhase, drawn once per
  *   socket from a seeded random variable; a forked socket keeps its listener's: same host).
@@ -55,6 +54,11 @@ class Node;
  * - **Fast retransmit on fackets_out > 3** as well as on the third duplicate ACK
  *   (tcp_input.c:510): fackets_out is the number of segments from snd_una to the forward-most
  *   SACKed one (tcp_sacktag_write_queue, tcp_input.c:307-348).
+ * - **FACK's retransmissions** (FackRetransmit, off by default): during fast retransmit and
+ *   after a timeout every segment below the forward-most SACK that is neither SACKed nor
+ *   retransmitted counts as lost and leaves the pipe (tcp_fack_retransmit, tcp_output.c:689-716;
+ *   tcp_packets_in_flight, include/net/tcp.h:775-778), through ns-3's scoreboard with a loss
+ *   threshold of one SACKed segment; off, RFC 6675's three.
  * - **Delayed ACK on the tick**: a delayed ACK is sent at the next tick (ato = 1 tick at
  *   100 Mb/s, tcp_delack_estimator, tcp_input.c:98-124; tcp_send_delayed_ack,
  *   tcp_output.c:1008-1030), 0-10 ms after the segment, instead of DelAckTimeout later.
@@ -146,11 +150,14 @@ class TcpLinux22Socket : public TcpSocketBase
     void ArmTimer();
     /// Tell a TcpLinux22 congestion control the peer's window.
     void TellPeerWindow();
+    /// FACK's loss rule and pipe during a loss episode (FackRetransmit), RFC 6675's otherwise.
+    void UseFackScoreboard(bool lossEpisode);
 
     Ptr<RandomVariableStream> m_tickPhase; //!< source of the tick phase, seconds
     Linux22Clock m_clock;                  //!< the host's clock
     bool m_clockSet{false};                //!< whether the phase was drawn
     bool m_fackTrigger{true};              //!< fast retransmit on fackets_out > 3
+    bool m_fackRetransmit{false};          //!< FACK's loss rule and pipe in a loss episode
     bool m_tickDelAck{true};               //!< delayed ACKs on the next tick
 
     Linux22RttEstimator m_estimator;                         //!< srtt, mdev in ticks
@@ -162,6 +169,7 @@ class TcpLinux22Socket : public TcpSocketBase
     bool m_timerSet{false};                                  //!< whether the 2.2 timer is set
     std::map<SequenceNumber32, int64_t> m_sendJiffy; //!< segment start -> jiffy of last send
     uint32_t m_dupAcks22{0};                         //!< 2.2's dup_acks
+    uint32_t m_retransmitted{0};                     //!< retransmissions sent so far
     SequenceNumber32 m_highSack{0};                  //!< end of the forward-most SACK block
 };
 

@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 using namespace ns3;
@@ -326,7 +327,12 @@ struct Linux22Run
     }
 
     /// Run `segments` full segments through `drop`, with the given phase and FACK trigger.
-    void Go(Ptr<SegmentDropModel> drop, uint32_t segments, double phaseS, bool fack, Time stop)
+    void Go(Ptr<SegmentDropModel> drop,
+            uint32_t segments,
+            double phaseS,
+            bool fack,
+            Time stop,
+            bool fackRetransmit = false)
     {
         Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpLinux22::GetTypeId()));
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
@@ -337,6 +343,7 @@ struct Linux22Run
         Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(15));
         Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
         Config::SetDefault("ns3::TcpLinux22Socket::FackTrigger", BooleanValue(fack));
+        Config::SetDefault("ns3::TcpLinux22Socket::FackRetransmit", BooleanValue(fackRetransmit));
         Config::SetDefault(
             "ns3::TcpLinux22Socket::TickPhase",
             StringValue("ns3::ConstantRandomVariable[Constant=" + std::to_string(phaseS) + "]"));
@@ -435,6 +442,59 @@ class Linux22FackTriggerTestCase : public TestCase
 
     bool m_fack;              //!< FackTrigger
     uint32_t m_expectDupAcks; //!< duplicate ACKs before the fast retransmit
+};
+
+/// FACK's pipe and holes (tcp_packets_in_flight, tcp_fack_retransmit) against RFC 6675's.
+class Linux22FackRetransmitTestCase : public TestCase
+{
+  public:
+    Linux22FackRetransmitTestCase(bool fackRetransmit, std::vector<std::string> expectPerAck)
+        : TestCase(std::string("segments 5-8 lost: what each ACK of segment 5 lets out, FACK ") +
+                   (fackRetransmit ? "on" : "off")),
+          m_fackRetransmit(fackRetransmit),
+          m_expectPerAck(std::move(expectPerAck))
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropModel>();
+        drop->m_segments = {5, 6, 7, 8};
+        Linux22Run run;
+        run.Go(drop, 40, 0.003, true, Seconds(5), m_fackRetransmit);
+
+        // What the sender sends at each ACK of 5793 (segment 5's start), in order: segment
+        // numbers, R for a retransmission.
+        std::vector<std::string> perAck;
+        for (const auto& [t, ack] : run.acks)
+        {
+            if (ack != 1 + 4 * MSS || perAck.size() == m_expectPerAck.size())
+            {
+                continue;
+            }
+            std::string sent;
+            for (const auto& s : run.sent)
+            {
+                if (s.at == t)
+                {
+                    sent += (sent.empty() ? "" : " ") + std::to_string((s.seq - 1) / MSS + 1) +
+                            (s.retransmission ? "R" : "");
+                }
+            }
+            perAck.push_back(sent);
+        }
+        NS_TEST_ASSERT_MSG_EQ(perAck.size(), m_expectPerAck.size(), "ACKs of segment 5");
+        for (size_t i = 0; i < perAck.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(perAck[i], m_expectPerAck[i], "at ACK " << i << " of 5793");
+        }
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().second, 1 + 40 * MSS, "everything acknowledged");
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetRetransmits(), 0, "no timeout");
+    }
+
+    bool m_fackRetransmit;                   //!< FackRetransmit
+    std::vector<std::string> m_expectPerAck; //!< what each ACK of segment 5 lets out
 };
 
 /// 2.2's duplicate ACK (tcp_input.c:886-891) against RFC 6675's, on hand-made ACKs.
@@ -649,6 +709,25 @@ class TcpLinux22TestSuite : public TestSuite
         AddTestCase(new Linux22RecoveryTestCase(6, 0, false, 5), Duration::QUICK);
         AddTestCase(new Linux22FackTriggerTestCase(true, 1), Duration::QUICK);
         AddTestCase(new Linux22FackTriggerTestCase(false, 2), Duration::QUICK);
+        // Worked by hand (initial cwnd 10, an ACK per two segments, as the trigger case):
+        // ACKs of 1 and 3 grow cwnd to 12 and let 11-15 out. ACK 0 of 5793 acknowledges 4 and
+        // SACKs 9: cwnd 13. With FACK, in flight = packets_out - fackets_out + retrans_out =
+        // 11 - 5 = 6 (include/net/tcp.h:775-778): 16-22 go. ACK 1 (SACK 9-10, fackets_out 6)
+        // starts fast retransmit: ssthresh 6, cwnd 9; segment 5 (in flight 12 + 1). Each later
+        // ACK SACKs one more segment (in flight - 1); from the fourth duplicate on every ACK
+        // retransmits the first hole before it looks at the pipe (tcp_input.c:521-541,
+        // tcp_output.c:703-708): 6, 7, 8 at ACKs 4-6 (in flight 12, 12, 11), then nothing
+        // while in flight >= 9 (10, 9) and 23 at ACK 9 (8). Without FACK (RFC 6675) holes
+        // 5-8 stay in the pipe until three segments above them are SACKed: ACK 0 lets 16-18
+        // out (pipe 10); ACK 1 retransmits 5 (pipe 12); from ACK 2 (9-11 SACKed) 6-8 are
+        // lost, one goes per ACK (pipe 8 each time), then new data, 19 at ACK 5.
+        AddTestCase(new Linux22FackRetransmitTestCase(
+                        true,
+                        {"16 17 18 19 20 21 22", "5R", "", "", "6R", "7R", "8R", "", "", "23"}),
+                    Duration::QUICK);
+        AddTestCase(
+            new Linux22FackRetransmitTestCase(false, {"16 17 18", "5R", "6R", "7R", "8R", "19"}),
+            Duration::QUICK);
         AddTestCase(new Linux22DuplicateAckTestCase(), Duration::QUICK);
         AddTestCase(new Linux22TimeoutSeriesTestCase(), Duration::QUICK);
         AddTestCase(new Linux22AfterTimeoutTestCase(), Duration::QUICK);
