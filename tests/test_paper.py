@@ -219,6 +219,8 @@ def test_one_in_six_numbers_count_stalls_per_iteration_count():
             ("ns3", "linux-2.2", 10000, "regular", 2.78),
             ("ns3", "linux-2.2", 10000, "regular", 2.58),
             ("ns3", "linux-2.2", 20000, "regular", 4.51),
+            ("ns3", "linux-2.2", 20000, "regular", 80.0),
+            ("ns3", "linux-2.2", 30000, "regular", 99.0),
         ],
         columns=["backend", "profile", "iterations", "mode", "elapsed_s"],
     )
@@ -227,8 +229,12 @@ def test_one_in_six_numbers_count_stalls_per_iteration_count():
     assert out["OneInSixHardwareRuns"] == "5" and out["OneInSixHardwareStalled"] == "2"
     assert out["OneInSixHardwarePoints"] == "2" and out["OneInSixHardwarePointsStalled"] == "2"
     assert out["OneInSixHardwareMaxS"] == "455" and out["OneInSixHardwareFastS"] == "1.77"
-    assert out["OneInSixNsThreeLinuxTwoTwoRuns"] == "3"
-    assert out["OneInSixNsThreeLinuxTwoTwoStalled"] == "0"
+    assert out["OneInSixNsThreeLinuxTwoTwoRuns"] == "5"
+    # 80 s at 20 000 is 17.7x ns-3's fastest there (4.51 s): a stall of its own
+    assert out["OneInSixNsThreeLinuxTwoTwoStalled"] == "1"
+    # against the hardware's fastest: 80 > 33.5 at 20 000; 30 000 has no hardware run
+    assert out["OneInSixNsThreeLinuxTwoTwoStalledVsHardware"] == "1"
+    assert out["OneInSixHardwareStalledVsHardware"] == "2"
     assert out["OneInSixNsThreeLinuxTwoTwoFastS"] == "2.58"
     assert out["OneInSixNsThreeNsThreeDefaultRuns"] == pn.NA
     assert set(pn.one_in_six_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
