@@ -161,3 +161,24 @@ def test_fig4_1_from_the_2001_measurements(tmp_path):
     assert round(tput["mean"].iloc[0]) == 12395419  # Table 4.1, first row
     stem = tmp_path / "fig4_1_hardware"
     assert_figure(plots.fig4_1_random_drop(table, stem), stem)
+
+
+def _slots_with_waits(n_packets, waits_after):
+    # 0.1 ms per packet; a 200 ms wait for the timer after each index in waits_after
+    t, now = [], 0.0
+    for i in range(n_packets):
+        t.append(now)
+        now += 0.2 if i in waits_after else 1e-4
+    return pd.DataFrame({"t_s": t})
+
+
+def test_cycle_stretches_finds_a_good_cycle_only_where_one_lasts():
+    # one wait after packet 40, then 400 packets without one: bad around 40, good in the
+    # middle of packets 41..440 (centre (41 + 441) // 2 = 241, 60 packets: 211..270)
+    out = plots.cycle_stretches(_slots_with_waits(441, {40}), stretch=60)
+    assert out == {"bad": (10, 70), "good": (211, 271)}
+    # a wait every 30 packets (a bad cycle throughout): no part holds 60 packets
+    bad_only = plots.cycle_stretches(_slots_with_waits(300, set(range(29, 300, 30))), 60)
+    assert set(bad_only) == {"bad"}
+    # no wait at all: only a good cycle
+    assert set(plots.cycle_stretches(_slots_with_waits(100, set()), 60)) == {"good"}

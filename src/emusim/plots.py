@@ -726,7 +726,9 @@ def _sequence_panel(ax: Axes, slots: pd.DataFrame, title: str) -> None:
 def cycle_stretches(slots: pd.DataFrame, stretch: int = 60) -> dict[str, tuple[int, int]]:
     """Where a regular-dropper run's cycles are: `bad`, the `stretch` transmissions around
     its first retransmission-timeout wait (absent if it has none), and `good`, the same
-    number in the middle of its longest part without a wait. Each as (first, end) indices of
+    number in the middle of its longest part without a wait (absent if no part holds that
+    many: a run in a bad cycle throughout waits every few dozen packets, and a stretch
+    between two of its waits is still the bad cycle). Each as (first, end) indices of
     ``slots`` (tcptrace.dropper_slots), so the figure shows both cycles of the loop side by
     side, from the run itself."""
     t = slots["t_s"].to_numpy()
@@ -739,8 +741,9 @@ def cycle_stretches(slots: pd.DataFrame, stretch: int = 60) -> dict[str, tuple[i
     bounds = np.concatenate(([0], waits + 1, [n]))
     longest = int(np.argmax(np.diff(bounds)))
     first, last = int(bounds[longest]), int(bounds[longest + 1])
-    lo = max(first, (first + last) // 2 - stretch // 2)
-    out["good"] = (lo, min(last, lo + stretch))
+    if last - first >= stretch:
+        lo = max(first, (first + last) // 2 - stretch // 2)
+        out["good"] = (lo, min(last, lo + stretch))
     return out
 
 
