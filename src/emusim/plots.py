@@ -791,13 +791,14 @@ def fig4_5_pathology(
             waits = int((np.diff(s["t_s"].to_numpy()) > tcptrace.RTO_GAP_S).sum())
             elapsed = float(traces[name]["t_s"].max())
             bx.set_title(
-                f"{name}: {int(counts.iloc[-1])} retransmissions dropped, {waits} RTO waits, "
-                f"{elapsed:.1f} s in all",
+                f"{name}: {int(counts.iloc[-1])} retransmissions dropped,\n"
+                f"{waits} RTO waits, {elapsed:.1f} s in all",
                 fontsize=9,
             )
         fig.suptitle(
             f"The 1-in-{every_n} loop in ns-3: a retransmission that lands on the dropped slot "
-            "waits for a timeout (bad cycle); one that does not keeps the run at line rate"
+            "waits for a timeout (bad cycle);\none that does not keeps the run at line rate "
+            "(good cycle)"
         )
         return _save(fig, stem)
 
