@@ -286,8 +286,9 @@ def test_selfcheck_numbers(tmp_path):
     )
     out = pn.selfcheck_numbers(checks)
     assert out["MininetBatches"] == "2" and out["MininetBatchesFailed"] == "1"
-    assert out["MininetLineRateFractionMin"] == "0.53"
-    assert out["MininetLineRateFractionMax"] == "1.00"
+    # four decimals: the tolerance is 0.5 % of line rate
+    assert out["MininetLineRateFractionMin"] == "0.5348"
+    assert out["MininetLineRateFractionMax"] == "0.9980"
     assert out["MininetDelayFittedMinUs"] == "75" and out["MininetDelayFittedMaxUs"] == "894"
     assert out["MininetWhere"] == "in a virtual machine without hardware virtualisation"
     # both clocks, in their order; icount shift 0 is 1 ns per instruction
@@ -533,7 +534,8 @@ def test_paper_numbers_are_the_results(quick_paper):
         & (traces["profile"] == "linux-2.2")
         & traces["point"].str.contains("mode=regular")
     ].iloc[0]
-    waits = re.search(r"in (\d+) waits for the retransmission timer", text)
+    # (the PDF's text may hyphenate the word at a line break)
+    waits = re.search(r"in (\d+) waits for the retrans(?:- )?mission timer", text)
     assert waits and int(waits.group(1)) == patho["rto_waits"]
 
     # Table 4.4's stalls at quick scale (10 000 and 20 000 writes): a run is stalled when it

@@ -340,9 +340,9 @@ def selfcheck_numbers(checks: pd.DataFrame | None) -> Numbers:
     return {
         "MininetBatches": NA if empty else integer(len(checks)),
         "MininetBatchesFailed": NA if empty else integer((checks["selfcheck"] != "ok").sum()),
-        "MininetLineRateFractionMin": stat(fraction, "min", lambda v: fixed(v, 2)),
-        "MininetLineRateFractionMax": stat(fraction, "max", lambda v: fixed(v, 2)),
-        "MininetLineRateFractionMedian": stat(fraction, "median", lambda v: fixed(v, 2)),
+        "MininetLineRateFractionMin": stat(fraction, "min", lambda v: fixed(v, 4)),
+        "MininetLineRateFractionMax": stat(fraction, "max", lambda v: fixed(v, 4)),
+        "MininetLineRateFractionMedian": stat(fraction, "median", lambda v: fixed(v, 4)),
         "MininetLineRateToleranceMin": stat(
             None if empty else checks["line_rate_fraction_min"], "min", lambda v: fixed(v, 3)
         ),
