@@ -554,3 +554,21 @@ def test_paper_rerun_does_nothing(quick_paper):
     root, _text = quick_paper
     proc = snakemake_quick(root, "paper", "-n")
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_emulation_design_numbers_say_what_is_left_out_and_why():
+    design = {
+        "repetitions": 3,
+        "skip": ["lossy-link"],
+        "skip_why": {"lossy-link": "its runs would take\n 90 CPU-hours"},
+    }
+    out = pn.emulation_design_numbers(design, False)
+    assert out["MininetDesignRepetitions"] == "3"
+    assert out["MininetDesignDeterministic"] == "once"
+    assert out["MininetDesignSkipped"] == "lossy-link"
+    assert out["MininetDesignSkipWhy"] == "lossy-link: its runs would take 90 CPU-hours"
+    bare = pn.emulation_design_numbers(None, True)
+    assert bare["MininetDesignSkipped"] == "none"
+    assert bare["MininetDesignDeterministic"] == "as often"
+    with pytest.raises(ValueError, match=r"skip names \['lossy-link'\] without a reason"):
+        pn.emulation_design_numbers({"skip": ["lossy-link"]}, False)

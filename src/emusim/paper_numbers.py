@@ -322,6 +322,32 @@ def comparison_numbers(
 # --- Mininet's self-check ------------------------------------------------------------------------
 
 
+def emulation_design_numbers(design: Mapping | None, repeat_deterministic: bool) -> Numbers:
+    """The emulation's design at this scale (config mininet.design.SCALE): at most how many
+    repetitions of a random point, how often a deterministic one runs (config
+    mininet.repeat_deterministic), the scenarios it leaves out and why (`skip_why`, one
+    sentence each). A scale without a design runs every scenario's own."""
+    design = design or {}
+    reps = design.get("repetitions")
+    skipped = list(design.get("skip", []))
+    why = design.get("skip_why", {}) or {}
+    missing = [name for name in skipped if name not in why]
+    if missing:
+        raise ValueError(
+            f"config mininet.design: skip names {missing} without a reason in skip_why"
+        )
+    return {
+        "MininetDesignRepetitions": integer(reps) if reps else "the scenario's number of",
+        "MininetDesignDeterministic": "as often" if repeat_deterministic else "once",
+        "MininetDesignSkipped": text(", ".join(skipped)) if skipped else "none",
+        "MininetDesignSkipWhy": (
+            text("; ".join(f"{name}: {' '.join(str(why[name]).split())}" for name in skipped))
+            if skipped
+            else NA
+        ),
+    }
+
+
 def selfcheck_numbers(checks: pd.DataFrame | None) -> Numbers:
     """The Mininet batches' self-check (results/mininet/selfcheck.csv): how many batches, how
     many failed, the range of their line-rate fraction and fitted delay, where they ran."""

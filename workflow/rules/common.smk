@@ -223,11 +223,16 @@ def mininet_profiles(name):
     return [p for p in SCENARIOS[name].profiles if p in mininet_config.MININET_PROFILES]
 
 
+def mininet_design():
+    """The emulation's design at this scale (config mininet.design.SCALE; empty: every
+    scenario's own)."""
+    return config.get("mininet", {}).get("design", {}).get(SCALE, {})
+
+
 def mininet_left_out(name):
     """Why the emulation does not run scenario `name` at this scale (config
     mininet.design.SCALE.skip), or None."""
-    design = config.get("mininet", {}).get("design", {}).get(SCALE, {})
-    if name in design.get("skip", []):
+    if name in mininet_design().get("skip", []):
         return (
             f"not run: left out at scale {SCALE} (config mininet.design.{SCALE}.skip)"
         )

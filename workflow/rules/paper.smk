@@ -24,6 +24,9 @@ rule paper_numbers:
         ablation_scenarios=config.get("ablation", {}).get("scenarios", []),
         ablation_steps=[step.parameter for step in tcp_profiles.ablation()],
         every_n=regular_every_n("regular-1in6"),
+        # the emulation's design at this scale: repetitions, what it leaves out and why
+        emulation_design=mininet_design(),
+        repeat_deterministic=config.get("mininet", {}).get("repeat_deterministic", True),
         # the lossy-link family: each scenario's headline cell, transfer size and cap
         lossy=lossy_paper_params(),
         # the multi-flow study: each scenario's design and variants

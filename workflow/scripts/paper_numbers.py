@@ -55,6 +55,7 @@ numbers = pn.merge(
     pn.sweep_numbers(stats, params.scenarios),
     pn.comparison_numbers(table("summary"), params.scenarios, params.profiles),
     pn.selfcheck_numbers(table("selfcheck")),
+    pn.emulation_design_numbers(params.emulation_design, params.repeat_deterministic),
     pn.ablation_numbers(table("ablation"), params.ablation_scenarios, params.ablation_steps),
     pn.trace_numbers(table("traces"), stats.get("regular-1in6"), params.profiles, params.every_n),
     pn.one_in_six_numbers(runs("runs_1in6"), params.profiles),
