@@ -569,6 +569,7 @@ def test_emulation_design_numbers_say_what_is_left_out_and_why():
     assert out["MininetDesignSkipWhy"] == "lossy-link: its runs would take 90 CPU-hours"
     bare = pn.emulation_design_numbers(None, True)
     assert bare["MininetDesignSkipped"] == "none"
+    assert bare["MininetDesignSkipWhy"] == "nothing"
     assert bare["MininetDesignDeterministic"] == "as often"
     with pytest.raises(ValueError, match=r"skip names \['lossy-link'\] without a reason"):
         pn.emulation_design_numbers({"skip": ["lossy-link"]}, False)

@@ -343,7 +343,7 @@ def emulation_design_numbers(design: Mapping | None, repeat_deterministic: bool)
         "MininetDesignSkipWhy": (
             text("; ".join(f"{name}: {' '.join(str(why[name]).split())}" for name in skipped))
             if skipped
-            else NA
+            else "nothing"
         ),
     }
 
