@@ -335,7 +335,7 @@ TcpLinux22Socket::UseFackScoreboard(bool lossEpisode)
     // that is neither SACKed nor retransmitted, while tcp_packets_in_flight = packets_out -
     // fackets_out + retrans_out (include/net/tcp.h:775-778) is below cwnd; it runs when fast
     // retransmit starts and on every later duplicate or partial ACK until high_seq
-    // (tcp_input.c:511-543, 563-578), after a timeout too (high_seq set, tcp_timer.c:485).
+    // (tcp_input.c:510-543, 566-591), after a timeout too (high_seq set, tcp_timer.c:485).
     // ns-3's scoreboard with one SACKed segment as the loss threshold is that rule: a hole is
     // lost (TcpTxBuffer::IsLost) and out of the pipe (BytesInFlight) as soon as anything above
     // it is SACKed. Outside such an episode RFC 6675's threshold stays, so the trigger of fast
