@@ -50,11 +50,12 @@ TcpLinux22Socket::GetTypeId()
                           MakeBooleanAccessor(&TcpLinux22Socket::m_fackTrigger),
                           MakeBooleanChecker())
             .AddAttribute("FackRetransmit",
-                          "During fast retransmit and after a timeout, count every segment "
-                          "below the forward-most SACK as lost and in flight as packets_out - "
-                          "fackets_out + retrans_out, as 2.2's FACK (tcp_fack_retransmit, "
-                          "tcp_output.c:689-716); false keeps RFC 6675's three SACKed "
-                          "segments above a hole",
+                          "2.2's FACK: in flight is packets_out - fackets_out + retrans_out "
+                          "in every state; during fast retransmit and after a timeout every "
+                          "segment below the forward-most SACK is lost, the first hole sent "
+                          "even with the pipe full (tcp_fack_retransmit, "
+                          "tcp_output.c:689-716); false keeps RFC 6675's pipe and its three "
+                          "SACKed segments above a hole",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinux22Socket::m_fackRetransmit),
                           MakeBooleanChecker())

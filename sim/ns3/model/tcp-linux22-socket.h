@@ -54,11 +54,12 @@ class Node;
  * - **Fast retransmit on fackets_out > 3** as well as on the third duplicate ACK
  *   (tcp_input.c:510): fackets_out is the number of segments from snd_una to the forward-most
  *   SACKed one (tcp_sacktag_write_queue, tcp_input.c:307-348).
- * - **FACK's retransmissions** (FackRetransmit, off by default): during fast retransmit and
- *   after a timeout every segment below the forward-most SACK that is neither SACKed nor
- *   retransmitted counts as lost and leaves the pipe (tcp_fack_retransmit, tcp_output.c:689-716;
- *   tcp_packets_in_flight, include/net/tcp.h:775-778), through ns-3's scoreboard with a loss
- *   threshold of one SACKed segment; off, RFC 6675's three.
+ * - **FACK** (FackRetransmit, off by default; off, RFC 6675's pipe and loss rule): in every
+ *   state the pipe is packets_out - fackets_out + retrans_out (tcp_packets_in_flight,
+ *   include/net/tcp.h:775-778; AvailableWindow); during fast retransmit and after a timeout
+ *   every segment below the forward-most SACK that is neither SACKed nor retransmitted is lost
+ *   (ns-3's scoreboard with a loss threshold of one SACKed segment), and the first such hole is
+ *   retransmitted even with the pipe full (tcp_fack_retransmit, tcp_output.c:689-716).
  * - **Delayed ACK on the tick**: a delayed ACK is sent at the next tick (ato = 1 tick at
  *   100 Mb/s, tcp_delack_estimator, tcp_input.c:98-124; tcp_send_delayed_ack,
  *   tcp_output.c:1008-1030), 0-10 ms after the segment, instead of DelAckTimeout later.
