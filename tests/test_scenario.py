@@ -127,3 +127,46 @@ def test_thinned_points_stride_the_first_axis_and_keep_the_others():
     assert one_axis.thinned_points(3) == one_axis.points[::3]
     with pytest.raises(ValueError, match="stride 0"):
         s.thinned_points(0)
+
+
+def _set(data: dict, dotted: str, value) -> None:
+    *parents, leaf = dotted.split(".")
+    for key in parents:
+        data = data.setdefault(key, {})
+    data[leaf] = value
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "load_scale", "bad_scale", "named"),
+    [
+        # a quick-scale override that only a quick load reads, loaded at paper scale
+        ("scales.quick.repetitions", "two", "paper", "quick", "repetitions"),
+        # the body that paper scale keeps (quick overrides each of these), loaded at quick
+        ("workload.writes", -5, "quick", "paper", "workload.writes"),
+        ("repetitions", 0, "quick", "paper", "repetitions"),
+        (
+            "sweep.drop_rate",
+            {"start": "0", "stop": "0.1", "step": "0"},
+            "quick",
+            "paper",
+            "sweep.drop_rate",
+        ),
+        ("sweep.drop_rate", ["0", "1.5"], "quick", "paper", "sweep.drop_rate.1"),
+    ],
+)
+def test_every_scale_is_validated_at_load(tmp_path, key, value, load_scale, bad_scale, named):
+    data = _base()
+    _set(data, key, value)
+    path = _write(tmp_path, data)
+    with pytest.raises(ScenarioError) as err:
+        scenario.load(path, load_scale, KNOWN_PROFILES)
+    message = str(err.value)
+    assert str(path) in message and f"at scale {bad_scale!r}" in message
+    assert f"key {named!r}" in message or f"unknown key {named!r}" in message
+
+
+def test_a_scale_the_suite_does_not_know_is_refused(tmp_path):
+    data = _base()
+    data["scales"]["huge"] = {"repetitions": 100}
+    with pytest.raises(ScenarioError, match=r"key 'scales\.huge' is not a scale"):
+        scenario.load(_write(tmp_path, data), "paper")

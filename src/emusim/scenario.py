@@ -384,8 +384,28 @@ def _resolve_topology(raw: dict, path: Path) -> dict:
     return raw
 
 
+def _at_scale(raw: dict, scale: str, path: Path, profiles: set[str] | None):
+    """The scenario's settings and points at one scale, validated."""
+    settings = _deep_merge(raw, raw.get("scales", {}).get(scale) or {})
+    settings.pop("scales", None)
+    validate(settings, path)
+    if profiles is not None:
+        for i, prof in enumerate(settings["profiles"]):
+            if prof not in profiles:
+                raise ScenarioError(
+                    f"{path}: key 'profiles.{i}' has value {prof!r}; accepted: "
+                    + ", ".join(sorted(profiles))
+                )
+    return settings, tuple(expand_points(settings, path))
+
+
 def load(name_or_path: str | Path, scale: str = "paper", profiles: set[str] | None = None):
-    """Load, resolve and validate a scenario; `profiles` (known names) are checked if given."""
+    """Load, resolve and validate a scenario; `profiles` (known names) are checked if given.
+
+    The file is validated at every scale, not only at `scale`: a value that only another scale
+    reads (a quick-scale override, or the body that paper scale keeps) is refused now rather
+    than when that scale runs. The error then names the scale.
+    """
     path = Path(name_or_path)
     if path.suffix != ".yaml":
         path = SCENARIO_DIR / f"{name_or_path}.yaml"
@@ -395,17 +415,26 @@ def load(name_or_path: str | Path, scale: str = "paper", profiles: set[str] | No
     scales = raw.get("scales") or {}
     if not isinstance(scales, dict):
         raise ScenarioError(f"{path}: key 'scales' must be a mapping of scale names")
-    settings = _deep_merge(raw, scales.get(scale, {})) if isinstance(scales, dict) else raw
-    validate(settings, path)
-    if profiles is not None:
-        for i, prof in enumerate(settings["profiles"]):
-            if prof not in profiles:
-                raise ScenarioError(
-                    f"{path}: key 'profiles.{i}' has value {prof!r}; accepted: "
-                    + ", ".join(sorted(profiles))
-                )
-    settings.pop("scales", None)
-    points = tuple(expand_points(settings, path))
+    for name, body in scales.items():
+        if name not in SCALES:
+            raise ScenarioError(
+                f"{path}: key 'scales.{name}' is not a scale; accepted: " + ", ".join(SCALES)
+            )
+        if body is not None and not isinstance(body, dict):
+            raise ScenarioError(
+                f"{path}: key 'scales.{name}' has value {body!r}; accepted: a mapping of keys "
+                "that override the scenario's at that scale"
+            )
+    raw = {**raw, "scales": scales}
+    # the scale asked for first, so that its error is the one reported
+    for at in (scale, *(s for s in SCALES if s != scale)):
+        try:
+            loaded = _at_scale(raw, at, path, profiles)
+        except ScenarioError as err:
+            detail = str(err).removeprefix(f"{path}: ")
+            raise ScenarioError(f"{path}: at scale {at!r}: {detail}") from None
+        if at == scale:
+            settings, points = loaded
     return Scenario(path.stem, path, scale, settings, points)
 
 

@@ -53,17 +53,32 @@ def _bounds(schema: dict) -> str:
     return (" " + " ".join(parts)) if parts else ""
 
 
+def _in_branch(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """For a `oneOf` of alternatives told apart by their `kind` (a workload's), the error inside
+    the alternative the value names: "key 'workload.writes' has value -5", not "key 'workload'
+    is none of tcp-blast, udp-blast, ..." when the kind is right and one key is wrong."""
+    if error.validator != "oneOf" or not isinstance(error.instance, dict):
+        return error
+    for i, alt in enumerate(error.schema["oneOf"]):
+        kind = alt.get("properties", {}).get("kind", {}).get("const")
+        if kind is not None and error.instance.get("kind") == kind:
+            inner = [e for e in error.context if e.relative_schema_path[0] == i]
+            if inner:
+                return _in_branch(min(inner, key=lambda e: len(e.absolute_path)))
+    return error
+
+
 def first_error(data: Any, schema: dict) -> str | None:
     """The first violation (shallowest key first) as a message without the file, or None."""
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.path), list(e.path)))
     if not errors:
         return None
-    err = errors[0]
+    err = _in_branch(errors[0])
+    where = list(err.absolute_path)
     if err.validator == "additionalProperties":
         extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
-        where = key([*err.path, extra[0]]) if extra else key(err.path)
-        return f"unknown key {where!r}; accepted here: {describe(err)}"
+        return f"unknown key {key([*where, *extra[:1]])!r}; accepted here: {describe(err)}"
     if err.validator == "required":
-        return f"key {key(err.path)!r}: {err.message}"
-    return f"key {key(err.path)!r} has value {err.instance!r}; accepted: {describe(err)}"
+        return f"key {key(where)!r}: {err.message}"
+    return f"key {key(where)!r} has value {err.instance!r}; accepted: {describe(err)}"
