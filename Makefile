@@ -20,6 +20,7 @@ test: setup
 	$(VENV)/ruff check src tests workflow benchmarks
 	$(VENV)/ruff format --check src tests workflow benchmarks
 	$(VENV)/snakefmt --check Snakefile workflow/rules
+	$(VENV)/lint-imports
 	$(VENV)/python -m pytest tests $(PYTEST_ARGS) --durations=25
 
 test-all:
@@ -28,6 +29,7 @@ test-all:
 lint:
 	$(VENV)/ruff check src tests workflow benchmarks
 	$(VENV)/snakefmt --check Snakefile workflow/rules
+	$(VENV)/lint-imports
 	$(VENV)/snakemake --lint
 
 format:

@@ -21,7 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from emusim import mininet, scenario
+from emusim import scenario
+from emusim.backends.mininet.batch import run_batch
 from emusim.paths import REPO_ROOT
 
 DEFAULT = [
@@ -67,7 +68,7 @@ def measure(name: str, stride: int, out: Path) -> dict:
     s = scenario.load(name, "paper")
     delay_json = DELAY_JSON if s.settings["topology"]["delay"] == "measured" else None
     t0 = time.monotonic()
-    batch = mininet.run_batch(
+    batch = run_batch(
         s, "linux-2.2" if "linux-2.2" in s.profiles else s.profiles[0], out,
         delay_json, repetitions=1, point_stride=stride,
     )  # fmt: skip

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import forwarding, mininet
+from emusim import forwarding
 from emusim import scenario as sc
+from emusim.backends.mininet.batch import run_batch
 from emusim.paths import REPO_ROOT
 
 pytestmark = [
@@ -36,7 +37,7 @@ def batch(tmp_path_factory, mininet_ready) -> tuple[dict, list[dict]]:
     }
     path = root / "router-forwarding-host.yaml"
     path.write_text(yaml.safe_dump(spec))
-    out = mininet.run_batch(sc.load(path, "quick"), "linux-2.2", root / "results", place="host")
+    out = run_batch(sc.load(path, "quick"), "linux-2.2", root / "results", place="host")
     return out, [json.loads(Path(p).read_text()) for p in out["run_files"]]
 
 

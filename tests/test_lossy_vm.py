@@ -13,8 +13,9 @@ from scipy.stats import binom
 from test_lossy_workflow import SCENARIO, TARGETS, snakemake
 from workflow_copy import copy_workflow
 
-from emusim import mininet_config, variants
 from emusim import scenario as sc
+from emusim import variants
+from emusim.backends.mininet.calibration import THROUGHPUT_TOLERANCE
 
 pytestmark = [
     pytest.mark.ns3,
@@ -64,7 +65,7 @@ def test_every_linux_variant_ran_with_its_own_congestion_control(study):
         check = batch["selfcheck"]
         assert check["delay"]["ok"] is True, check
         tput = check["throughput"]
-        lo, hi = mininet_config.THROUGHPUT_TOLERANCE
+        lo, hi = THROUGHPUT_TOLERANCE
         assert tput["ok"] is (lo <= tput["fraction_of_line_rate"] <= hi), tput
         # The window is whole segments of whole scale units (docs/mininet.md, "The self-check's
         # window"): linux-6.1 scales by 2^7, lcm(1448, 128) = 23168, 2 x 23168 <= 65535. With

@@ -22,9 +22,12 @@ import pytest
 import yaml
 from scipy.stats import binom
 
-from emusim import mininet_config as cfg
 from emusim import scenario as sc
 from emusim import vm
+from emusim.backends.mininet.calibration import THROUGHPUT_TOLERANCE, delay_ok, line_rate_fraction
+from emusim.backends.mininet.host import PLAN_DIR, capabilities, cleanup, module_vermagic
+from emusim.backends.mininet.topology import ENV_MARK
+from emusim.linux.shaper import ingress_stage_limit, netem_delay_us, wire_time_us
 from emusim.paths import REPO_ROOT
 
 pytestmark = [
@@ -59,7 +62,7 @@ def write_scenario(path: Path, workload: dict, sweep: dict | None = None, **extr
 
 def batch(scenario: Path, results: Path, *args: str, timeout: float = 600):
     return subprocess.run(
-        [sys.executable, "-m", "emusim.mininet", "batch", "--scenario", str(scenario),
+        [sys.executable, "-m", "emusim.backends.mininet", "batch", "--scenario", str(scenario),
          "--scale", "paper", "--profile", "linux-2.2", "--results-dir", str(results), *args],
         capture_output=True, text=True, timeout=timeout,
     )  # fmt: skip
@@ -144,8 +147,8 @@ def test_baseline_reaches_line_rate(host_batch):
     run = load_runs(results, "hostdrop")["mode=regular+every_n=0"]
     m = run["metrics"]
     assert m["packets_dropped"] == 0 and m["retransmissions"] == 0
-    frac = cfg.line_rate_fraction(m["writes"], m["elapsed_s"], 100_000_000)
-    lo, hi = cfg.THROUGHPUT_TOLERANCE
+    frac = line_rate_fraction(m["writes"], m["elapsed_s"], 100_000_000)
+    lo, hi = THROUGHPUT_TOLERANCE
     assert lo <= frac <= hi, frac
     b = json.loads((results / "mininet/hostdrop/linux-2.2/batch.json").read_text())
     assert b["selfcheck"]["throughput"]["ok"] is True
@@ -175,9 +178,8 @@ def test_rerun_resumes_and_redoes_only_a_deleted_run(host_batch):
 
 
 def test_measured_delay_on_the_host_fails_naming_netem(tmp_path, mininet_ready):
-    from emusim import mininet_net as net
 
-    if net.capabilities().netem:
+    if capabilities().netem:
         pytest.skip("this kernel has netem: the host can run a measured delay")
     delay = tmp_path / "delay.json"
     delay.write_text(json.dumps({"one_way_delay_us": REPORT_DELAY_US}))
@@ -218,7 +220,7 @@ def _start_long_batch(tmp_path: Path) -> subprocess.Popen:
         impairment={"dropper": {"mode": "regular", "every_n": 50}},
     )
     return subprocess.Popen(
-        [sys.executable, "-m", "emusim.mininet", "batch", "--scenario", str(scenario),
+        [sys.executable, "-m", "emusim.backends.mininet", "batch", "--scenario", str(scenario),
          "--profile", "linux-2.2", "--results-dir", str(tmp_path / "r"), "--place", "host",
          "--dropper-impl", "netfilter", "--no-selfcheck"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -245,7 +247,7 @@ def test_sigkill_then_cleanup_leaves_nothing(tmp_path, mininet_ready):
     proc.kill()
     proc.communicate()
     done = subprocess.run(
-        [sys.executable, "-m", "emusim.mininet", "cleanup"], capture_output=True, text=True
+        [sys.executable, "-m", "emusim.backends.mininet", "cleanup"], capture_output=True, text=True
     )
     assert done.returncode == 0 and "removed process" in done.stdout, done.stdout
     assert snapshot() == before
@@ -265,7 +267,7 @@ def test_signal_cleans_up_by_itself(tmp_path, mininet_ready, sig):
 
 def test_cleanup_spares_nothing_when_nothing_is_left(mininet_ready):
     done = subprocess.run(
-        [sys.executable, "-m", "emusim.mininet", "cleanup"], capture_output=True, text=True
+        [sys.executable, "-m", "emusim.backends.mininet", "cleanup"], capture_output=True, text=True
     )
     assert done.returncode == 0 and "removed 0 item(s)" in done.stdout
 
@@ -273,14 +275,13 @@ def test_cleanup_spares_nothing_when_nothing_is_left(mininet_ready):
 def test_a_guest_leaves_the_hosts_plans_alone(mininet_ready):
     """A guest sees the host's plan directory but not its registry: every plan would look
     dead to it, among them those of batches running in other VMs beside it."""
-    from emusim import mininet_net as net
 
-    net.PLAN_DIR.mkdir(parents=True, exist_ok=True)
-    plan = net.PLAN_DIR / "zz97.json"  # no live owner registered for this id
+    PLAN_DIR.mkdir(parents=True, exist_ok=True)
+    plan = PLAN_DIR / "zz97.json"  # no live owner registered for this id
     plan.write_text("{}")
     try:
-        assert net.cleanup(batch_id="zz97", plans=False) == [] and plan.exists()
-        assert net.cleanup(batch_id="zz97") == ["plan zz97.json"] and not plan.exists()
+        assert cleanup(batch_id="zz97", plans=False) == [] and plan.exists()
+        assert cleanup(batch_id="zz97") == ["plan zz97.json"] and not plan.exists()
     finally:
         plan.unlink(missing_ok=True)
 
@@ -291,9 +292,8 @@ def test_a_guest_leaves_the_hosts_plans_alone(mininet_ready):
 @pytest.mark.vm
 def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
     kernel = vm.find_kernel()
-    from emusim import mininet_net as net
 
-    if net.module_vermagic() != kernel.release:
+    if module_vermagic() != kernel.release:
         subprocess.run(
             ["make", "-C", str(REPO_ROOT / "kernel-dropper"), "module",
              f"KRELEASE={kernel.release}"],
@@ -317,7 +317,7 @@ def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
     # an end host's egress is HTB with the host's queue (it holds its sockets back); the
     # link's serialisation and delay are netem on the router's egress and, for the hosts'
     # links, on the IFB stage of the router's ingress
-    stage_limit = cfg.ingress_stage_limit(100, b["netem_delay_us"], 100_000_000)
+    stage_limit = ingress_stage_limit(100, b["netem_delay_us"], 100_000_000)
     kinds = {"htb": 0, "netem": 0, "ifb": 0}
     for dev, q in b["qdiscs"].items():
         if "-ifb" in dev:
@@ -339,12 +339,12 @@ def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
     # the delay: no echo can come back sooner than netem and the wire allow
     per_hop = b["netem_delay_us"]
     for size, rtts in b["selfcheck"]["ping_rtt_us"].items():
-        floor = 4 * (per_hop + cfg.wire_time_us(int(size) + 28, 100_000_000))
+        floor = 4 * (per_hop + wire_time_us(int(size) + 28, 100_000_000))
         assert min(rtts) >= floor - 1, (size, rtts, floor)
     d = b["selfcheck"]["delay"]
     assert d["configured_us"] == pytest.approx(REPORT_DELAY_US)
     assert d["fitted_two_point_us"] >= REPORT_DELAY_US - d["tolerance_us"]
-    assert d["ok"] == cfg.delay_ok(d["fitted_two_point_us"], REPORT_DELAY_US)
+    assert d["ok"] == delay_ok(d["fitted_two_point_us"], REPORT_DELAY_US)
     frac = b["selfcheck"]["throughput"]["fraction_of_line_rate"]
     # the clock: without KVM the guest runs in dilated time, and then the emulation must
     # carry line rate and the configured delay (the calibration takes its own latency off)
@@ -356,7 +356,7 @@ def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
         assert cal["stack_latency_per_hop_us"] > 0
         # what netem applies is the uncalibrated delay less the measured latency
         assert cal["netem_delay_wanted_us"] == pytest.approx(
-            cfg.netem_delay_us(REPORT_DELAY_US, 100_000_000) - cal["stack_latency_per_hop_us"]
+            netem_delay_us(REPORT_DELAY_US, 100_000_000) - cal["stack_latency_per_hop_us"]
         )
         assert b["selfcheck"]["throughput"]["ok"] is True and d["ok"] is True
         assert prov["clock_check"]["ok"] is True and prov["mininet"]["host_io_irqs"] == 0
@@ -383,7 +383,7 @@ def test_sigkill_during_a_vm_batch_then_cleanup_stops_the_vm(tmp_path, mininet_r
         return [(pid, cmd) for pid, cmd in _marked_processes() if pid not in others]
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "emusim.mininet", "batch", "--scenario", str(scenario),
+        [sys.executable, "-m", "emusim.backends.mininet", "batch", "--scenario", str(scenario),
          "--profile", "linux-2.2", "--results-dir", str(tmp_path / "r"), "--no-selfcheck"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -396,7 +396,7 @@ def test_sigkill_during_a_vm_batch_then_cleanup_stops_the_vm(tmp_path, mininet_r
     mine = [pid for pid, _ in marked()]
     assert mine, "the VM should outlive its killed batch until cleanup"
     done = subprocess.run(
-        [sys.executable, "-m", "emusim.mininet", "cleanup"], capture_output=True, text=True
+        [sys.executable, "-m", "emusim.backends.mininet", "cleanup"], capture_output=True, text=True
     )
     assert done.returncode == 0 and "removed process" in done.stdout
     assert marked() == []
@@ -413,7 +413,7 @@ def _marked_processes() -> list[tuple[int, str]]:
                 cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
             except (OSError, UnicodeDecodeError):
                 continue
-            if f"{cfg.ENV_MARK}=".encode() in env:
+            if f"{ENV_MARK}=".encode() in env:
                 found.append((int(entry.name), cmd))
     return found
 

@@ -12,11 +12,74 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import mininet as mn
-from emusim import mininet_config as cfg
-from emusim import mininet_net as net
 from emusim import profiles
 from emusim import scenario as sc
+from emusim.backends.mininet import host
+from emusim.backends.mininet.batch import evaluate_selfcheck
+from emusim.backends.mininet.calibration import (
+    THROUGHPUT_TOLERANCE,
+    delay_ok,
+    line_rate_fraction,
+    modelled_intercept_us,
+    parse_interrupts,
+    path_delay_us,
+    receive_window_scale,
+    stack_latency_per_hop_us,
+    two_point_line,
+    whole_segment_window_b,
+)
+from emusim.backends.mininet.cli import main
+from emusim.backends.mininet.executor import resolve_impl, selfcheck_window_b
+from emusim.backends.mininet.host import Capabilities, EmuError, need_root
+from emusim.backends.mininet.plan import (
+    BatchError,
+    decide_place,
+    make_plan,
+    one_way_delay_us,
+    point_is_random,
+    run_path,
+    scenario_dropper_impl,
+)
+from emusim.backends.mininet.topology import (
+    IFNAMSIZ,
+    ROLES,
+    Topology,
+    intf_name,
+    new_batch_id,
+    node_name,
+    offload_command,
+    offloads_still_on,
+)
+from emusim.linux.dropper import (
+    module_rate,
+    module_writes,
+    netfilter_probability,
+    netfilter_rule,
+    netfilter_threshold,
+    parse_rule_packets,
+)
+from emusim.linux.shaper import (
+    ETH_HEADER_B,
+    QDISC_OVERHEAD_B,
+    delay_shortfall_us,
+    has_sockets,
+    ifb_name,
+    ingress_stage_commands,
+    ingress_stage_limit,
+    netem_delay_arg,
+    netem_delay_us,
+    shaper_commands,
+    wire_time_us,
+)
+from emusim.linux.tcp import (
+    LINUX_TCP,
+    ProfileError,
+    check_profile,
+    normalise_sysctl,
+    route_command,
+    sysctl_command,
+    tcp_setup,
+)
 from emusim.paths import SPEC_DIR
 
 # The report's testbed as the scenarios use it (scenarios/topologies/lin2001.yaml).
@@ -30,16 +93,16 @@ LIN2001 = {
 
 
 def test_names_fit_ifnamsiz_and_carry_the_prefix():
-    for role in cfg.ROLES:
-        name = cfg.node_name("ab12", role)
+    for role in ROLES:
+        name = node_name("ab12", role)
         assert name.startswith("emsimab12")
-        assert len(cfg.intf_name(name, 1)) <= 15  # IFNAMSIZ - 1
-    assert cfg.node_name("ab12", "router") == "emsimab12r"
-    assert len(cfg.new_batch_id()) == 4
+        assert len(intf_name(name, 1)) <= 15  # IFNAMSIZ - 1
+    assert node_name("ab12", "router") == "emsimab12r"
+    assert len(new_batch_id()) == 4
 
 
 def test_topology_from_the_report_testbed():
-    t = cfg.Topology.from_settings(LIN2001)
+    t = Topology.from_settings(LIN2001)
     assert (t.sender, t.router_in, t.router_out, t.receiver) == (
         "192.168.1.2",
         "192.168.1.1",
@@ -53,7 +116,7 @@ def test_topology_refuses_addresses_that_one_link_cannot_join():
     bad = json.loads(json.dumps(LIN2001))
     bad["hosts"]["receiver"]["address"] = "10.0.0.2"
     with pytest.raises(ValueError, match="router_out and receiver"):
-        cfg.Topology.from_settings(bad)
+        Topology.from_settings(bad)
 
 
 # --- shaper ---------------------------------------------------------------------------------
@@ -61,15 +124,15 @@ def test_topology_refuses_addresses_that_one_link_cannot_join():
 
 def test_qdisc_overhead_makes_a_full_frame_1538_byte_times():
     # a qdisc on a veth sees 1500 (IP) + 14 (MAC header) = 1514 bytes; 8 + 4 + 12 are missing
-    assert cfg.QDISC_OVERHEAD_B == 24
-    assert 1500 + cfg.ETH_HEADER_B + cfg.QDISC_OVERHEAD_B == 1538
+    assert QDISC_OVERHEAD_B == 24
+    assert 1500 + ETH_HEADER_B + QDISC_OVERHEAD_B == 1538
     # 1538 byte-times at 10^8 bit/s = 1538 * 8 / 100 µs = 123.04 µs; an ACK (52 B) 90 B = 7.2 µs
-    assert cfg.wire_time_us(1500, 100_000_000) == pytest.approx(123.04)
-    assert cfg.wire_time_us(52, 100_000_000) == pytest.approx(7.2)
+    assert wire_time_us(1500, 100_000_000) == pytest.approx(123.04)
+    assert wire_time_us(52, 100_000_000) == pytest.approx(7.2)
 
 
 def test_htb_shaper_commands():
-    cmds = cfg.shaper_commands("x-eth0", 100_000_000, 100, 0.0, netem=False)
+    cmds = shaper_commands("x-eth0", 100_000_000, 100, 0.0, netem=False)
     assert cmds == [
         ["tc", "qdisc", "replace", "dev", "x-eth0", "root", "handle", "1:", "htb", "default", "1"],
         [
@@ -115,11 +178,11 @@ def test_htb_shaper_commands():
 
 def test_htb_cannot_delay():
     with pytest.raises(ValueError, match="netem"):
-        cfg.shaper_commands("x-eth0", 100_000_000, 100, 35.0, netem=False)
+        shaper_commands("x-eth0", 100_000_000, 100, 35.0, netem=False)
 
 
 def test_netem_shaper_command():
-    cmds = cfg.shaper_commands("x-eth1", 100_000_000, 100, 34.98, netem=True)
+    cmds = shaper_commands("x-eth1", 100_000_000, 100, 34.98, netem=True)
     assert cmds == [
         [
             "tc",
@@ -144,13 +207,13 @@ def test_netem_shaper_command():
 
 def test_host_link_stage_is_on_the_routers_ingress():
     # only end hosts hold sockets that a full queue must block
-    assert cfg.has_sockets("sender") and cfg.has_sockets("receiver")
-    assert not cfg.has_sockets("router") and not cfg.has_sockets("router2")
-    assert cfg.ifb_name("emsim3f9ar-eth0") == "emsim3f9ar-ifb0"
-    assert len(cfg.ifb_name("emsim3f9ar-eth1")) <= cfg.IFNAMSIZ
+    assert has_sockets("sender") and has_sockets("receiver")
+    assert not has_sockets("router") and not has_sockets("router2")
+    assert ifb_name("emsim3f9ar-eth0") == "emsim3f9ar-ifb0"
+    assert len(ifb_name("emsim3f9ar-eth1")) <= IFNAMSIZ
     with pytest.raises(ValueError, match="eth"):
-        cfg.ifb_name("lo")
-    cmds = cfg.ingress_stage_commands("r-eth0", "r-ifb0", 100_000_000, 101, 34.98)
+        ifb_name("lo")
+    cmds = ingress_stage_commands("r-eth0", "r-ifb0", 100_000_000, 101, 34.98)
     assert cmds[:4] == [
         ["ip", "link", "add", "r-ifb0", "type", "ifb"],
         ["ip", "link", "set", "r-ifb0", "up"],
@@ -177,31 +240,31 @@ def test_host_link_stage_is_on_the_routers_ingress():
         ],
     ]
     # the IFB carries the link's netem stage, the egress shaper checked argv by argv above
-    assert cmds[4:] == cfg.shaper_commands("r-ifb0", 100_000_000, 101, 34.98, netem=True)
+    assert cmds[4:] == shaper_commands("r-ifb0", 100_000_000, 101, 34.98, netem=True)
 
 
 def test_ingress_stage_limit_holds_the_queue_and_the_wire():
     # 35 µs over 123.04-µs frames: ceil(0.28) + 1 = 2 frames in flight; 10 ms: ceil(81.3) + 1
-    assert cfg.ingress_stage_limit(100, 35.0, 100_000_000) == 102
-    assert cfg.ingress_stage_limit(100, 10_000.0, 100_000_000) == 100 + 82 + 1
+    assert ingress_stage_limit(100, 35.0, 100_000_000) == 102
+    assert ingress_stage_limit(100, 10_000.0, 100_000_000) == 100 + 82 + 1
 
 
 def test_delay_split_per_link():
     # d = 71.8878 µs (the report's): d/2 = 35.9439, minus the gap 12 B = 0.96 µs -> 34.9839
-    assert cfg.netem_delay_us(71.8878, 100_000_000) == pytest.approx(34.9839)
-    assert cfg.netem_delay_us(0.0, 100_000_000) == 0.0
+    assert netem_delay_us(71.8878, 100_000_000) == pytest.approx(34.9839)
+    assert netem_delay_us(0.0, 100_000_000) == 0.0
     # tc reads whole µs (35) and the kernel keeps 64-ns ticks: 35000 // 64 = 546 -> 34.944 µs
-    assert cfg.netem_delay_arg(34.9839) == ("35us", 34.944)
-    assert cfg.netem_delay_arg(100.0) == ("100us", 99.968)  # 1562 ticks
+    assert netem_delay_arg(34.9839) == ("35us", 34.944)
+    assert netem_delay_arg(100.0) == ("100us", 99.968)  # 1562 ticks
 
 
 def test_netem_delay_reproduces_the_report_intercept():
     # per hop: netem delay + (L + 38) / rate; the model: (L + 26) / rate + d/2; with L = s + 28
     d, rate = 71.8878, 100_000_000
-    per_hop = cfg.netem_delay_us(d, rate)
+    per_hop = netem_delay_us(d, rate)
     for s in (56, 1472):
         model = (s + 28 + 26) * 8 / 100 + d / 2
-        emulated = per_hop + cfg.wire_time_us(s + 28, rate)
+        emulated = per_hop + wire_time_us(s + 28, rate)
         assert emulated == pytest.approx(model)
 
 
@@ -221,14 +284,14 @@ large-receive-offload: off [fixed]
 
 
 def test_offload_command_and_check():
-    assert cfg.offload_command("d") == [
+    assert offload_command("d") == [
         "ethtool", "-K", "d", "tso", "off", "gso", "off", "gro", "off", "lro", "off",
         "tx", "off", "rx", "off", "sg", "off",
     ]  # fmt: skip
-    assert cfg.offloads_still_on(ETHTOOL_K) == ["generic-receive-offload"]
-    assert cfg.offloads_still_on(ETHTOOL_K.replace(": on", ": off")) == []
+    assert offloads_still_on(ETHTOOL_K) == ["generic-receive-offload"]
+    assert offloads_still_on(ETHTOOL_K.replace(": on", ": off")) == []
     # a feature ethtool does not report counts as not switched off
-    assert "scatter-gather" in cfg.offloads_still_on("Features for d:\n")
+    assert "scatter-gather" in offloads_still_on("Features for d:\n")
 
 
 # --- dropper --------------------------------------------------------------------------------
@@ -236,11 +299,11 @@ def test_offload_command_and_check():
 
 def test_netfilter_probability_is_cutoff_over_65536():
     # rate 0.1: cutoff = floor(0.1 * 65535) = 6553; p = 6553 / 65536 = 0.0999908447265625
-    assert cfg.netfilter_probability("0.1") == "0.0999908447265625"
+    assert netfilter_probability("0.1") == "0.0999908447265625"
     # iptables: lround(p * 2^31) = 6553 * 32768 = 214728704 (what iptables-nft installs)
-    assert cfg.netfilter_threshold("0.1") == 214_728_704
+    assert netfilter_threshold("0.1") == 214_728_704
     # 0.6: cutoff 39321 (not 39320), p = 39321 / 65536
-    assert Fraction(cfg.netfilter_probability("0.6")) == Fraction(39321, 65536)
+    assert Fraction(netfilter_probability("0.6")) == Fraction(39321, 65536)
 
 
 def test_netfilter_threshold_for_every_shared_cutoff_vector():
@@ -249,11 +312,11 @@ def test_netfilter_threshold_for_every_shared_cutoff_vector():
     cutoffs = [(r[1], int(r[3])) for r in rows if r and r[0] == "cutoff"]
     assert cutoffs
     for rate, cutoff in cutoffs:
-        assert cfg.netfilter_threshold(rate) == cutoff * 32768, rate
+        assert netfilter_threshold(rate) == cutoff * 32768, rate
 
 
 def test_netfilter_rules():
-    random = cfg.netfilter_rule({"mode": "random", "rate": "0.02"}, "192.168.2.2")
+    random = netfilter_rule({"mode": "random", "rate": "0.02"}, "192.168.2.2")
     # 0.02 * 65535 = 1310.7 -> 1310; 1310 / 65536 = 0.019989013671875
     assert random == [
         "-t",
@@ -271,7 +334,7 @@ def test_netfilter_rules():
         "-j",
         "DROP",
     ]
-    regular = cfg.netfilter_rule({"mode": "regular", "every_n": 10}, "192.168.2.2")
+    regular = netfilter_rule({"mode": "regular", "every_n": 10}, "192.168.2.2")
     # packets N, 2N, ...: --packet N-1 (spec/drop-decision.md)
     assert regular[-10:] == [
         "-m",
@@ -285,10 +348,10 @@ def test_netfilter_rules():
         "-j",
         "DROP",
     ]
-    assert cfg.netfilter_rule({"mode": "random", "rate": "0"}, "x") is None
-    assert cfg.netfilter_rule({"mode": "random", "rate": "0.00001"}, "x") is None  # cutoff 0
-    assert cfg.netfilter_rule({"mode": "regular", "every_n": 0}, "x") is None
-    assert cfg.netfilter_rule({"mode": "off"}, "x") is None
+    assert netfilter_rule({"mode": "random", "rate": "0"}, "x") is None
+    assert netfilter_rule({"mode": "random", "rate": "0.00001"}, "x") is None  # cutoff 0
+    assert netfilter_rule({"mode": "regular", "every_n": 0}, "x") is None
+    assert netfilter_rule({"mode": "off"}, "x") is None
 
 
 def test_rule_counter_parsing():
@@ -297,20 +360,20 @@ def test_rule_counter_parsing():
         "[2222:3330000] -A POSTROUTING -d 192.168.2.2/32 -m statistic --mode nth "
         "--every 10 --packet 9 -j DROP\nCOMMIT\n"
     )
-    assert cfg.parse_rule_packets(save) == 2222
-    assert cfg.parse_rule_packets("*mangle\nCOMMIT\n") == 0
+    assert parse_rule_packets(save) == 2222
+    assert parse_rule_packets("*mangle\nCOMMIT\n") == 0
 
 
 def test_module_writes():
-    assert cfg.module_writes({"mode": "random", "rate": "0.10"}, "192.168.2.2") == [
+    assert module_writes({"mode": "random", "rate": "0.10"}, "192.168.2.2") == [
         "mode random",
         "0.1 192.168.2.2",
     ]
-    assert cfg.module_writes({"mode": "regular", "every_n": 6}, "t") == ["mode regular", "every 6"]
-    assert cfg.module_writes({"mode": "off"}, "t") == ["mode random", "0 t"]
-    assert cfg.module_rate("1.0") == "1" and cfg.module_rate("0.166667") == "0.166667"
+    assert module_writes({"mode": "regular", "every_n": 6}, "t") == ["mode regular", "every 6"]
+    assert module_writes({"mode": "off"}, "t") == ["mode random", "0 t"]
+    assert module_rate("1.0") == "1" and module_rate("0.166667") == "0.166667"
     with pytest.raises(ValueError, match="9 decimals"):
-        cfg.module_rate("0.1234567891")
+        module_rate("0.1234567891")
 
 
 # --- TCP profiles ---------------------------------------------------------------------------
@@ -318,16 +381,16 @@ def test_module_writes():
 
 def test_every_linux_2_2_parameter_has_a_linux_mapping():
     params = {p.name for p in profiles.get("linux-2.2").parameters}
-    mapped = set(cfg.LINUX_TCP["linux-2.2"])
+    mapped = set(LINUX_TCP["linux-2.2"])
     assert params - mapped == set(), "map each new profile parameter in LINUX_TCP"
     assert mapped - params == {"features 2.2 did not have"}
-    for name, m in cfg.LINUX_TCP["linux-2.2"].items():
+    for name, m in LINUX_TCP["linux-2.2"].items():
         assert m.note, name
         assert m.settings or not m.exact or name == "segment size", name
 
 
 def test_linux_2_2_settings():
-    setup = cfg.tcp_setup("linux-2.2")
+    setup = tcp_setup("linux-2.2")
     s = setup.sysctls
     assert s["net.ipv4.tcp_congestion_control"] == "reno"
     assert s["net.ipv4.tcp_sack"] == s["net.ipv4.tcp_timestamps"] == "1"
@@ -343,7 +406,7 @@ def test_linux_2_2_settings():
     assert values["receive buffer"].startswith("31856")
     assert values["send buffer"].startswith("65535")
     assert s["net.ipv4.tcp_wmem"].split()[1] == "65535"
-    assert cfg.route_command("192.168.1.1", "d", setup.route) == (
+    assert route_command("192.168.1.1", "d", setup.route) == (
         [
             "ip",
             "route",
@@ -362,26 +425,26 @@ def test_linux_2_2_settings():
 
 
 def test_linux_default_sets_nothing():
-    setup = cfg.tcp_setup("linux-default")
+    setup = tcp_setup("linux-default")
     assert setup.sysctls == {} and setup.route == {} and setup.socket == {}
 
 
 @pytest.mark.parametrize("name", ["ns3-default", "linux-2.4", ""])
 def test_unknown_or_ns3_profiles_are_refused(name):
-    with pytest.raises(cfg.ProfileError, match=r"linux-2\.2, linux-6\.1, linux-default"):
-        cfg.check_profile(name)
+    with pytest.raises(ProfileError, match=r"linux-2\.2, linux-6\.1, linux-default"):
+        check_profile(name)
 
 
 def test_ns3_default_refusal_says_why():
-    with pytest.raises(cfg.ProfileError, match="ns-3's TCP"):
-        cfg.check_profile("ns3-default")
+    with pytest.raises(ProfileError, match="ns-3's TCP"):
+        check_profile("ns3-default")
 
 
 def test_sysctl_command_and_normalising():
-    assert cfg.sysctl_command({"a.b": "1", "c.d": "4096 65535 65535"}) == [
+    assert sysctl_command({"a.b": "1", "c.d": "4096 65535 65535"}) == [
         "sysctl", "-q", "-w", "a.b=1", "c.d=4096 65535 65535",
     ]  # fmt: skip
-    assert cfg.normalise_sysctl("4096\t65535\t65535") == "4096 65535 65535"
+    assert normalise_sysctl("4096\t65535\t65535") == "4096 65535 65535"
 
 
 # --- self-check -----------------------------------------------------------------------------
@@ -389,42 +452,42 @@ def test_sysctl_command_and_normalising():
 
 def test_line_rate_fraction():
     # 100 000 writes at line rate take 100 000 x 1538 x 8 / 10^8 = 12.304 s: fraction 1
-    assert cfg.line_rate_fraction(100_000, 12.304, 100_000_000) == pytest.approx(1.0)
+    assert line_rate_fraction(100_000, 12.304, 100_000_000) == pytest.approx(1.0)
     # the hardware's 12.311 s (Table 4.1)
-    assert cfg.line_rate_fraction(100_000, 12.311, 100_000_000) == pytest.approx(0.999431, 1e-5)
+    assert line_rate_fraction(100_000, 12.311, 100_000_000) == pytest.approx(0.999431, 1e-5)
     # report accounting: 1526 x 100000 / 12.304 = 12 402 470.7 B/s, the limit
     assert pytest.approx(100e6 / 8 * 1526 / 1538) == 1526 * 100_000 / 12.304
 
 
 def test_delay_tolerance():
     # 5 % of 71.9 = 3.595 µs
-    assert cfg.delay_ok(75.0, 71.9)
-    assert not cfg.delay_ok(75.6, 71.9)
-    assert not cfg.delay_ok(68.2, 71.9)
+    assert delay_ok(75.0, 71.9)
+    assert not delay_ok(75.6, 71.9)
+    assert not delay_ok(68.2, 71.9)
     # a configured 0 is met within iputils' 1-µs resolution
-    assert cfg.delay_ok(0.9, 0.0)
-    assert not cfg.delay_ok(5.0, 0.0)
+    assert delay_ok(0.9, 0.0)
+    assert not delay_ok(5.0, 0.0)
 
 
 def test_throughput_tolerance_is_half_a_percent():
-    assert cfg.THROUGHPUT_TOLERANCE == (0.995, 1.005)
+    assert THROUGHPUT_TOLERANCE == (0.995, 1.005)
 
 
 def test_calibration_arithmetic_by_hand():
     rate = 100_000_000  # 12.5 B/µs
     # an echo over 2 links crosses 4 egresses, each carrying 8 + 20 + 14 + 24 = 66 bytes of
     # headers on the wire: 4 x 66 / 12.5 = 21.12 µs of intercept with no delay
-    assert cfg.modelled_intercept_us(rate, 2) == pytest.approx(21.12)
+    assert modelled_intercept_us(rate, 2) == pytest.approx(21.12)
     # 3 links: 6 x 5.28
-    assert cfg.modelled_intercept_us(rate, 3) == pytest.approx(31.68)
+    assert modelled_intercept_us(rate, 3) == pytest.approx(31.68)
     # an intercept of 45.9 µs with netem at 0 leaves (45.9 - 21.12) / 4 = 6.195 µs per hop
-    assert cfg.stack_latency_per_hop_us(45.9, rate, 2) == pytest.approx(6.195)
+    assert stack_latency_per_hop_us(45.9, rate, 2) == pytest.approx(6.195)
     # the report's d = 71.8878: netem per hop 71.8878 / 2 - 12 / 12.5 - 6.195 = 28.7889
-    assert cfg.netem_delay_us(71.8878, rate, 6.195) == pytest.approx(28.7889)
-    assert cfg.delay_shortfall_us(71.8878, rate, 6.195) == 0.0
+    assert netem_delay_us(71.8878, rate, 6.195) == pytest.approx(28.7889)
+    assert delay_shortfall_us(71.8878, rate, 6.195) == 0.0
     # delay 0: nothing to take the latency off; each hop falls short by it plus the gap
-    assert cfg.netem_delay_us(0.0, rate, 6.195) == 0.0
-    assert cfg.delay_shortfall_us(0.0, rate, 6.195) == pytest.approx(6.195 + 0.96)
+    assert netem_delay_us(0.0, rate, 6.195) == 0.0
+    assert delay_shortfall_us(0.0, rate, 6.195) == pytest.approx(6.195 + 0.96)
 
 
 def test_path_delay_is_the_reports_for_two_links():
@@ -432,10 +495,10 @@ def test_path_delay_is_the_reports_for_two_links():
 
     rate = 100_000_000
     # the report's intercept 161.0556 µs gives 71.8878 µs (§3.2)
-    assert cfg.path_delay_us(161.0556, rate, 2) == pytest.approx(delay.one_way_delay_us(161.0556))
-    assert cfg.path_delay_us(161.0556, rate, 2) == pytest.approx(71.8878, abs=1e-4)
+    assert path_delay_us(161.0556, rate, 2) == pytest.approx(delay.one_way_delay_us(161.0556))
+    assert path_delay_us(161.0556, rate, 2) == pytest.approx(71.8878, abs=1e-4)
     # three links: six serialisations of 54 bytes = 25.92 µs
-    assert cfg.path_delay_us(25.92 + 2 * 10_000, rate, 3) == pytest.approx(10_000)
+    assert path_delay_us(25.92 + 2 * 10_000, rate, 3) == pytest.approx(10_000)
 
 
 def test_two_point_line_is_the_reports_fit():
@@ -444,12 +507,12 @@ def test_two_point_line_is_the_reports_fit():
     sizes = [56, 256, 256, 1408, 1408, 1472]
     rtts = [63.0, 128.0, 129.0, 500.0, 501.0, 520.0]
     # by hand: means 128.5 and 500.5, slope 372 / 1152 = 0.322917, intercept 128.5 - 82.667
-    slope, intercept = cfg.two_point_line(sizes, rtts)
+    slope, intercept = two_point_line(sizes, rtts)
     assert slope == pytest.approx(372 / 1152)
     assert intercept == pytest.approx(128.5 - 256 * 372 / 1152)
     assert (slope, intercept) == pytest.approx(delay.two_point_fit(sizes, rtts))
     with pytest.raises(ValueError, match="1408"):
-        cfg.two_point_line([256], [128.0])
+        two_point_line([256], [128.0])
 
 
 def test_parse_interrupts_sums_the_named_sources():
@@ -460,9 +523,9 @@ def test_parse_interrupts_sums_the_named_sources():
         " 27:          4          0   PCI-MSI 49153-edge      virtio1-virtqueues\n"
         "LOC:       7221       7000   Local timer interrupts\n"
     )
-    assert cfg.parse_interrupts(text, {"virtio0-requests"}) == 10730
-    assert cfg.parse_interrupts(text, {"virtio0-requests", "ttyS0"}) == 10733
-    assert cfg.parse_interrupts(text, set()) == 0
+    assert parse_interrupts(text, {"virtio0-requests"}) == 10730
+    assert parse_interrupts(text, {"virtio0-requests", "ttyS0"}) == 10733
+    assert parse_interrupts(text, set()) == 0
 
 
 # --- plan and place -------------------------------------------------------------------------
@@ -481,7 +544,7 @@ def _caps(**kw):
         netfilter_error="",
     )
     base.update(kw)
-    return net.Capabilities(**base)
+    return Capabilities(**base)
 
 
 def _scenario(tmp_path: Path, delay, dropper="{mode: regular, every_n: 10}") -> sc.Scenario:
@@ -507,39 +570,39 @@ def test_measured_delay_goes_to_the_vm_and_host_refuses(tmp_path):
     s = _scenario(tmp_path, "measured")
     delay_json = tmp_path / "d.json"
     delay_json.write_text('{"one_way_delay_us": 71.8878}')
-    delay = mn.one_way_delay_us(s.settings, delay_json)
-    plan = mn.make_plan(s, "linux-2.2", delay, "auto", tmp_path / "r")
-    where, why = mn.decide_place(plan, "auto", _caps())
+    delay = one_way_delay_us(s.settings, delay_json)
+    plan = make_plan(s, "linux-2.2", delay, "auto", tmp_path / "r")
+    where, why = decide_place(plan, "auto", _caps())
     assert where == "vm" and "netem" in why
-    with pytest.raises(mn.BatchError, match=r"--place host.*lacks netem"):
-        mn.decide_place(plan, "host", _caps())
-    assert mn.decide_place(plan, "auto", _caps(netem=True))[0] == "host"
+    with pytest.raises(BatchError, match=r"--place host.*lacks netem"):
+        decide_place(plan, "host", _caps())
+    assert decide_place(plan, "auto", _caps(netem=True))[0] == "host"
 
 
 def test_zero_delay_stays_on_the_host_unless_the_module_is_asked_for(tmp_path):
     s = _scenario(tmp_path, 0)
-    plan = mn.make_plan(s, "linux-2.2", 0.0, "auto", tmp_path / "r")
-    assert mn.decide_place(plan, "auto", _caps())[0] == "host"
-    plan = mn.make_plan(s, "linux-2.2", 0.0, "module", tmp_path / "r")
-    assert mn.decide_place(plan, "auto", _caps())[0] == "vm"
-    with pytest.raises(mn.BatchError, match="dropper module"):
-        mn.decide_place(plan, "host", _caps())
-    assert mn.decide_place(plan, "vm", _caps())[0] == "vm"
+    plan = make_plan(s, "linux-2.2", 0.0, "auto", tmp_path / "r")
+    assert decide_place(plan, "auto", _caps())[0] == "host"
+    plan = make_plan(s, "linux-2.2", 0.0, "module", tmp_path / "r")
+    assert decide_place(plan, "auto", _caps())[0] == "vm"
+    with pytest.raises(BatchError, match="dropper module"):
+        decide_place(plan, "host", _caps())
+    assert decide_place(plan, "vm", _caps())[0] == "vm"
 
 
 def test_measured_delay_needs_the_fitted_file(tmp_path):
     s = _scenario(tmp_path, "measured")
-    with pytest.raises(mn.BatchError, match="--delay-json"):
-        mn.one_way_delay_us(s.settings, None)
+    with pytest.raises(BatchError, match="--delay-json"):
+        one_way_delay_us(s.settings, None)
 
 
 def test_plan_skips_runs_already_written(tmp_path):
     s = _scenario(tmp_path, 0)
     results = tmp_path / "r"
-    done = mn.run_path(results, s.name, "linux-2.2", "base", 1)
+    done = run_path(results, s.name, "linux-2.2", "base", 1)
     done.parent.mkdir(parents=True)
     done.write_text("{}")
-    plan = mn.make_plan(s, "linux-2.2", 0.0, "auto", results)
+    plan = make_plan(s, "linux-2.2", 0.0, "auto", results)
     assert [(r["point"], r["repetition"]) for r in plan["runs"]] == [("base", 2)]
     assert [r["path"] for r in plan["skipped"]] == [str(done)]
     assert plan["runs"][0]["path"].endswith("mininet/t/linux-2.2/base/run2.json")
@@ -549,39 +612,39 @@ def test_deterministic_points_once_random_ones_every_repetition(tmp_path):
     from emusim import scenario as sc
 
     rd = sc.load("random-drop", "quick")  # rate 0 draws nothing; 0.02, 0.06, 0.1 do
-    plan = mn.make_plan(rd, "linux-2.2", 71.89, "auto", tmp_path / "r", repeat_deterministic=False)
+    plan = make_plan(rd, "linux-2.2", 71.89, "auto", tmp_path / "r", repeat_deterministic=False)
     reps = {}
     for r in plan["runs"]:
         reps[r["point"]] = reps.get(r["point"], 0) + 1
     assert reps == {"drop_rate=0": 1, "drop_rate=0.02": 2, "drop_rate=0.06": 2, "drop_rate=0.1": 2}
     # a regular dropper draws nothing: every point once
     reg = sc.load("regular-drop", "quick")
-    plan = mn.make_plan(reg, "linux-2.2", 71.89, "auto", tmp_path / "r", repeat_deterministic=False)
+    plan = make_plan(reg, "linux-2.2", 71.89, "auto", tmp_path / "r", repeat_deterministic=False)
     assert len(plan["runs"]) == len(reg.points)
     # asked to, every repetition
-    plan = mn.make_plan(reg, "linux-2.2", 71.89, "auto", tmp_path / "r")
+    plan = make_plan(reg, "linux-2.2", 71.89, "auto", tmp_path / "r")
     assert len(plan["runs"]) == len(reg.points) * reg.repetitions
     # BBR draws its own random numbers; UDP floods are kept for the forwarding fit's spread
-    assert mn.point_is_random(reg.points[0], "bbr") and not mn.point_is_random(reg.points[0])
+    assert point_is_random(reg.points[0], "bbr") and not point_is_random(reg.points[0])
     fwd = sc.load("router-forwarding", "quick")
-    assert all(mn.point_is_random(p) for p in fwd.points)
+    assert all(point_is_random(p) for p in fwd.points)
 
 
 def test_dropper_impl_from_the_scenario_when_present(tmp_path):
     s = _scenario(tmp_path, 0)
-    assert mn.scenario_dropper_impl(s, None) == "auto"
-    assert mn.scenario_dropper_impl(s, "netfilter") == "netfilter"
+    assert scenario_dropper_impl(s, None) == "auto"
+    assert scenario_dropper_impl(s, "netfilter") == "netfilter"
     s.settings["impairment"]["dropper"]["impl"] = "module"
-    assert mn.scenario_dropper_impl(s, None) == "module"
+    assert scenario_dropper_impl(s, None) == "module"
 
 
 def test_resolve_impl():
-    assert mn.resolve_impl("auto", _caps(), "host") == "netfilter"
-    assert mn.resolve_impl("auto", _caps(module_loadable=True), "vm") == "module"
-    with pytest.raises(mn.BatchError, match="cannot load modules"):
-        mn.resolve_impl("module", _caps(), "host")
-    with pytest.raises(mn.BatchError, match="netfilter"):
-        mn.resolve_impl("netfilter", _caps(netfilter=False, netfilter_error="no"), "host")
+    assert resolve_impl("auto", _caps(), "host") == "netfilter"
+    assert resolve_impl("auto", _caps(module_loadable=True), "vm") == "module"
+    with pytest.raises(BatchError, match="cannot load modules"):
+        resolve_impl("module", _caps(), "host")
+    with pytest.raises(BatchError, match="netfilter"):
+        resolve_impl("netfilter", _caps(netfilter=False, netfilter_error="no"), "host")
 
 
 def test_selfcheck_evaluation_with_the_report_model():
@@ -593,43 +656,43 @@ def test_selfcheck_evaluation_with_the_report_model():
         "wall_s": 1.0,
     }
     plan = {"topology": {"rate_bps": 100_000_000}, "delay_us": 70.0}
-    out = mn.evaluate_selfcheck(raw, plan)
+    out = evaluate_selfcheck(raw, plan)
     assert out["throughput"]["fraction_of_line_rate"] == pytest.approx(1.0)
     assert out["throughput"]["ok"] is True
     assert out["delay"]["fitted_two_point_us"] == pytest.approx(70.0)
     assert out["delay"]["ok"] is True
-    assert mn.evaluate_selfcheck(raw, plan, "htb")["delay"]["ok"] is None
+    assert evaluate_selfcheck(raw, plan, "htb")["delay"]["ok"] is None
 
 
 def test_without_root_the_error_says_so(monkeypatch):
-    monkeypatch.setattr(net.os, "geteuid", lambda: 1000)
-    with pytest.raises(net.EmuError, match="needs root"):
-        net.need_root()
-    assert mn.main(["cleanup"]) == 2
+    monkeypatch.setattr(host.os, "geteuid", lambda: 1000)
+    with pytest.raises(EmuError, match="needs root"):
+        need_root()
+    assert main(["cleanup"]) == 2
 
 
 def test_receive_window_scale_follows_tcp_select_initial_window():
     # ilog2(max(tcp_rmem[2], rmem_max)) - 15: max(65535, 212992) = 212992, ilog2 17 -> 2
-    assert cfg.receive_window_scale(65535) == 2
-    assert cfg.receive_window_scale(4194304) == 7  # 2^22 -> 7
-    assert cfg.receive_window_scale(65535, 65535) == 0  # 2^15 - 1: ilog2 15 -> 0
+    assert receive_window_scale(65535) == 2
+    assert receive_window_scale(4194304) == 7  # 2^22 -> 7
+    assert receive_window_scale(65535, 65535) == 0  # 2^15 - 1: ilog2 15 -> 0
     # MAX_TCP_WINDOW, 32767 << 14 = 536854528 < 2^29, caps it: ilog2 28 -> 13
-    assert cfg.receive_window_scale(1 << 40, 1 << 40) == 13
+    assert receive_window_scale(1 << 40, 1 << 40) == 13
 
 
 def test_whole_segment_window_is_whole_segments_and_scale_units():
     # lcm(1448, 2^7) = 128 x 181 = 23168 (16 segments); 65535 // 23168 = 2 -> 46336
-    assert cfg.whole_segment_window_b(65535, 1448, 7) == 46336
-    assert cfg.whole_segment_window_b(31856, 1448, 2) == 31856  # 22 x 1448, a multiple of 4
-    assert cfg.whole_segment_window_b(65535, 1448, 0) == 45 * 1448
+    assert whole_segment_window_b(65535, 1448, 7) == 46336
+    assert whole_segment_window_b(31856, 1448, 2) == 31856  # 22 x 1448, a multiple of 4
+    assert whole_segment_window_b(65535, 1448, 0) == 45 * 1448
     with pytest.raises(ValueError, match="23168"):
-        cfg.whole_segment_window_b(23000, 1448, 7)
+        whole_segment_window_b(23000, 1448, 7)
 
 
 def test_selfcheck_window_reads_the_kernels_rmem_max(tmp_path):
     rmem_max = tmp_path / "rmem_max"
     rmem_max.write_text("212992\n")  # a kernel nobody tuned: the guest's
-    assert mn.selfcheck_window_b(cfg.tcp_setup("linux-2.2"), rmem_max) == 31856
-    assert mn.selfcheck_window_b(cfg.tcp_setup("linux-6.1"), rmem_max) == 46336
+    assert selfcheck_window_b(tcp_setup("linux-2.2"), rmem_max) == 31856
+    assert selfcheck_window_b(tcp_setup("linux-6.1"), rmem_max) == 46336
     rmem_max.write_text("4194304\n")  # scale 7 for the 2.2 profile too: 31856 is 248.9 units
-    assert mn.selfcheck_window_b(cfg.tcp_setup("linux-2.2"), rmem_max) == 23168
+    assert selfcheck_window_b(tcp_setup("linux-2.2"), rmem_max) == 23168

@@ -1,11 +1,12 @@
 """batch.json over sessions: a batch resumed, or rerun with every run there, keeps the record
-and self-check of each session that made its runs (emusim.mininet.compose_batch). No root."""
+and self-check of each session that made its runs (emusim.backends.mininet.batch.compose_batch).
+No root."""
 
 import json
 from pathlib import Path
 
-from emusim import selfcheck
-from emusim.mininet import compose_batch
+from emusim.backends.mininet import selfcheck
+from emusim.backends.mininet.batch import compose_batch
 
 
 def session(bid: str, started: str, written: int, tput_ok: bool, impl="module") -> dict:

@@ -7,17 +7,27 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import mininet as mn
-from emusim import mininet_config as cfg
-from emusim import mininet_net as net
 from emusim import profiles, variants
 from emusim import scenario as sc
+from emusim.backends.mininet.executor import _tcp_metrics, check_congestion_control, link_metrics
+from emusim.backends.mininet.host import Capabilities
+from emusim.backends.mininet.plan import (
+    BatchError,
+    _add_congestion_control,
+    decide_place,
+    make_plan,
+    needs_link,
+    variant_modules,
+)
+from emusim.backends.mininet.topology import Topology, impaired_link_commands, node_name
+from emusim.linux.shaper import netem_loss_percent, parse_qdisc_stats
+from emusim.linux.tcp import LINUX_TCP, tcp_setup
 
 LOSSY = yaml.safe_load((sc.SCENARIO_DIR / "topologies" / "lossy-link.yaml").read_text())
 
 
 def test_four_hosts_in_a_line():
-    t = cfg.Topology.from_settings(LOSSY)
+    t = Topology.from_settings(LOSSY)
     assert [h.role for h in t.hops()] == ["sender", "router", "router2", "receiver"]
     assert t.links() == [
         (("192.168.1.2", "sender"), ("192.168.1.1", "router_in")),
@@ -25,26 +35,26 @@ def test_four_hosts_in_a_line():
         (("192.168.3.1", "router2_out"), ("192.168.3.2", "receiver")),
     ]
     assert t.routers() == ["router", "router2"]
-    assert cfg.node_name("ab12", "router2") == "emsimab12q"
+    assert node_name("ab12", "router2") == "emsimab12q"
     bad = json.loads(json.dumps(LOSSY))
     bad["hosts"]["router2"]["addresses"][0] = "10.1.1.1"
     with pytest.raises(ValueError, match="router_out and router2_in"):
-        cfg.Topology.from_settings(bad)
+        Topology.from_settings(bad)
 
 
 def test_netem_loss_is_the_percentage_written_exactly():
-    assert cfg.netem_loss_percent("0.05") == "5%"
-    assert cfg.netem_loss_percent("0.125") == "12.5%"
-    assert cfg.netem_loss_percent("0.25") == "25%"
-    assert cfg.netem_loss_percent("0.01") == "1%"
+    assert netem_loss_percent("0.05") == "5%"
+    assert netem_loss_percent("0.125") == "12.5%"
+    assert netem_loss_percent("0.25") == "25%"
+    assert netem_loss_percent("0.01") == "1%"
     with pytest.raises(ValueError):
-        cfg.netem_loss_percent("1.5")
+        netem_loss_percent("1.5")
 
 
 def test_the_impaired_link_commands():
-    t = cfg.Topology.from_settings(LOSSY)
+    t = Topology.from_settings(LOSSY)
     devs = {k: f"d-{k}" for k in ("router_in", "router_out", "router2_in", "router2_out")}
-    cmds = cfg.impaired_link_commands(t, devs, "0.05", 10)
+    cmds = impaired_link_commands(t, devs, "0.05", 10)
     netem = ["tc", "qdisc", "replace", "dev"]
     # the lossy egresses: the router's queue of 100, loss before it, no delay
     lossy = ["root", "handle", "1:", "netem", "delay", "0us", "rate", "100000000bit", "24",
@@ -58,10 +68,10 @@ def test_the_impaired_link_commands():
     assert cmds["router2"][1] == [*netem, "d-router2_out", *delayed]
     assert cmds["router"][1] == [*netem, "d-router_in", *delayed]
     # 50 ms: 50 000 / 123.04 = 406.4 -> 407, plus one: 508
-    assert cfg.impaired_link_commands(t, devs, "0", 50)["router"][1][-1] == "508"
-    assert "loss" not in cfg.impaired_link_commands(t, devs, "0", 50)["router"][0]
+    assert impaired_link_commands(t, devs, "0", 50)["router"][1][-1] == "508"
+    assert "loss" not in impaired_link_commands(t, devs, "0", 50)["router"][0]
     with pytest.raises(ValueError, match="router2"):
-        cfg.impaired_link_commands(cfg.Topology("a", "b", "c", "d", 1, 1, 1), devs, "0", 0)
+        impaired_link_commands(Topology("a", "b", "c", "d", 1, 1, 1), devs, "0", 0)
 
 
 def test_qdisc_counters_from_real_tc_output():
@@ -71,10 +81,10 @@ def test_qdisc_counters_from_real_tc_output():
         '"loss-random":{"loss":0.05,"correlation":0}},"bytes":1096260,"packets":727,'
         '"drops":31,"overlimits":0,"requeues":0,"backlog":0,"qlen":0}]'
     )
-    assert cfg.parse_qdisc_stats(text) == {"packets": 727, "drops": 31}
+    assert parse_qdisc_stats(text) == {"packets": 727, "drops": 31}
     before = {"forward": {"packets": 10, "drops": 1}, "reverse": {"packets": 5, "drops": 0}}
     after = {"forward": {"packets": 737, "drops": 32}, "reverse": {"packets": 500, "drops": 30}}
-    assert mn.link_metrics(before, after) == {
+    assert link_metrics(before, after) == {
         "link_packets_forward": 727 + 31,
         "link_dropped_forward": 31,
         "link_packets_reverse": 495 + 30,
@@ -86,20 +96,20 @@ def test_goodput_is_bytes_over_time():
     done = {"completed": True, "elapsed_s": 4.0, "payload_bytes": 1_000_568, "writes": 691,
             "write_size_B": 1448, "packets_sent": 700, "retransmissions": 9, "rto_timeouts": 0,
             "fast_recoveries": 3, "bytes_acked": 1_000_570}  # fmt: skip
-    m = mn._tcp_metrics(done, 0)
+    m = _tcp_metrics(done, 0)
     assert m["bytes_delivered"] == 1_000_568 and m["goodput_Bps"] == 250_142.0
     # cut by the cap: what the receiver acknowledged, less the SYN's one byte
     cut = {**done, "completed": False, "elapsed_s": 120.0, "bytes_acked": 600_001}
-    m = mn._tcp_metrics(cut, 0)
+    m = _tcp_metrics(cut, 0)
     assert m["bytes_delivered"] == 600_000 and m["goodput_Bps"] == 5000.0
 
 
 def test_every_linux_6_1_parameter_has_a_linux_mapping():
     params = {p.name for p in profiles.get("linux-6.1").parameters}
-    mapped = set(cfg.LINUX_TCP["linux-6.1"])
+    mapped = set(LINUX_TCP["linux-6.1"])
     assert params - mapped == set(), "map each new profile parameter in LINUX_TCP"
     assert mapped - params == {"features ns-3 lacks"}
-    setup = cfg.tcp_setup("linux-6.1")
+    setup = tcp_setup("linux-6.1")
     assert setup.sysctls["net.ipv4.tcp_congestion_control"] == "cubic"
     # RACK, TLP, F-RTO off: ns-3 3.44 has none of them
     assert setup.sysctls["net.ipv4.tcp_recovery"] == setup.sysctls["net.ipv4.tcp_frto"] == "0"
@@ -121,7 +131,7 @@ def _plan(tmp_path: Path, sweep: dict, scale: str = "paper"):
     path = tmp_path / "lossy.yaml"
     path.write_text(yaml.safe_dump(data))
     s = sc.load(path, scale)
-    return mn.make_plan(s, "linux-6.1", 0.0, "auto", tmp_path / "r")
+    return make_plan(s, "linux-6.1", 0.0, "auto", tmp_path / "r")
 
 
 def test_a_plan_runs_the_linux_variants_and_lists_the_others(tmp_path):
@@ -138,7 +148,7 @@ def test_a_plan_runs_the_linux_variants_and_lists_the_others(tmp_path):
         "htcp": {"module": "tcp_htcp", "module_parameters": {}},
         "bbr": {"module": "tcp_bbr", "module_parameters": {}},
     }
-    assert mn.needs_link(plan) and mn.variant_modules(plan) == {
+    assert needs_link(plan) and variant_modules(plan) == {
         "htcp": "tcp_htcp",
         "bbr": "tcp_bbr",
     }
@@ -157,20 +167,20 @@ def _caps(**kw):
         netfilter_error="",
     )
     base.update(kw)
-    return net.Capabilities(**base)
+    return Capabilities(**base)
 
 
 def test_a_kernel_without_a_variants_algorithm_sends_the_batch_to_the_vm(tmp_path):
     plan = _plan(tmp_path, {"loss": ["0.05"], "variant": ["bbr"]})
-    assert mn.decide_place(plan, "auto", _caps())[0] == "host"
+    assert decide_place(plan, "auto", _caps())[0] == "host"
     plan = _plan(tmp_path, {"loss": ["0.05"], "variant": ["bbr", "htcp"]})
-    where, why = mn.decide_place(plan, "auto", _caps())
+    where, why = decide_place(plan, "auto", _caps())
     assert where == "vm" and "'htcp'" in why and "tcp_htcp" in why
-    with pytest.raises(mn.BatchError, match="htcp"):
-        mn.decide_place(plan, "host", _caps())
+    with pytest.raises(BatchError, match="htcp"):
+        decide_place(plan, "host", _caps())
     # an impaired link needs netem even at 0 loss and 0 delay
     plan = _plan(tmp_path, {"loss": ["0"], "variant": ["bbr"]})
-    assert mn.decide_place(plan, "auto", _caps(netem=False))[0] == "vm"
+    assert decide_place(plan, "auto", _caps(netem=False))[0] == "vm"
 
 
 def test_module_parameters_are_kernel_wide():
@@ -180,14 +190,14 @@ def test_module_parameters_are_kernel_wide():
         variants.LinuxImplementation("htcp", "tcp_htcp", {"use_bandwidth_switch": "1"}), "test",
     )  # fmt: skip
     ccs: dict = {}
-    mn._add_congestion_control(ccs, reg["htcp"])
-    with pytest.raises(mn.BatchError, match="separate batches"):
-        mn._add_congestion_control(ccs, reg["htcp-bw"])
+    _add_congestion_control(ccs, reg["htcp"])
+    with pytest.raises(BatchError, match="separate batches"):
+        _add_congestion_control(ccs, reg["htcp-bw"])
 
 
 def test_a_run_must_have_used_its_variant():
     entry = {"point": "loss=0+variant=htcp", "repetition": 1, "variant": "htcp"}
-    mn.check_congestion_control("htcp", "htcp", entry)
-    with pytest.raises(mn.BatchError, match="used congestion control 'cubic', not 'htcp'"):
-        mn.check_congestion_control("cubic", "htcp", entry)
-    mn.check_congestion_control("bbr", None, {"point": "base", "repetition": 1})
+    check_congestion_control("htcp", "htcp", entry)
+    with pytest.raises(BatchError, match="used congestion control 'cubic', not 'htcp'"):
+        check_congestion_control("cubic", "htcp", entry)
+    check_congestion_control("bbr", None, {"point": "base", "repetition": 1})

@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pytest
 
-from emusim import selfcheck
+from emusim.backends.mininet import selfcheck
 from emusim.compare import summarise_comparisons
 
 

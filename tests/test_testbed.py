@@ -1,7 +1,7 @@
 """The testbed driver against real sshd's: a virtual testbed on this machine (root).
 
-Three network namespaces with their own sshd (emusim.testbed.virtual), no dropper module (this
-kernel loads none; the VM test, test_testbed_vm.py, has it) and HTB at 100 Mb/s:
+Three network namespaces with their own sshd (emusim.backends.testbed.virtual), no dropper module
+(this kernel loads none; the VM test, test_testbed_vm.py, has it) and HTB at 100 Mb/s:
 
 - hostile arguments arrive verbatim; a command that times out leaves nothing on the host;
 - a host whose sshd is killed is named in the error, and is reached again once it is back;
@@ -25,9 +25,9 @@ import pytest
 import yaml
 
 from emusim import constants
+from emusim.backends.testbed import execute, inventory, preflight, ssh
+from emusim.backends.testbed.virtual import VirtualTestbed, processes_in_netns
 from emusim.paths import REPO_ROOT
-from emusim.testbed import execute, inventory, preflight, ssh
-from emusim.testbed.virtual import VirtualTestbed, processes_in_netns
 
 pytestmark = [
     pytest.mark.root,
@@ -125,7 +125,7 @@ def test_preflight_facts_checks_and_tables(testbed, tmp_path):
         [
             sys.executable,
             "-m",
-            "emusim.testbed",
+            "emusim.backends.testbed",
             "preflight",
             "--inventory",
             str(inv),
@@ -157,7 +157,7 @@ def test_preflight_facts_checks_and_tables(testbed, tmp_path):
         [
             sys.executable,
             "-m",
-            "emusim.testbed",
+            "emusim.backends.testbed",
             "tables",
             "--preflight",
             str(out),
@@ -219,7 +219,7 @@ def batch(inv: Path, scenario: Path, results: Path) -> subprocess.Popen:
         [
             sys.executable,
             "-m",
-            "emusim.testbed",
+            "emusim.backends.testbed",
             "batch",
             "--inventory",
             str(inv),

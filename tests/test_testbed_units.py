@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from emusim.backends.testbed import checks, inventory, preflight, ssh
 from emusim.paths import CONFIG_DIR, REPO_ROOT
-from emusim.testbed import checks, inventory, preflight, ssh
 
 EXAMPLE = CONFIG_DIR / "testbed.example.yaml"
 HOSTILE = [
@@ -432,7 +432,7 @@ def test_the_workflow_refuses_an_inventory_with_a_password(tmp_path):
 
 
 def test_the_dropper_target_is_the_inventorys_receiver():
-    from emusim.testbed import execute
+    from emusim.backends.testbed import execute
 
     inv = inventory.load(EXAMPLE)
     topo = {"hosts": {"receiver": {"address": "10.9.9.9"}}}
@@ -444,7 +444,7 @@ def test_the_dropper_target_is_the_inventorys_receiver():
 
 def test_a_plan_skips_the_runs_already_written(tmp_path):
     from emusim import scenario as sc
-    from emusim.testbed import execute
+    from emusim.backends.testbed import execute
 
     s = sc.load("regular-drop", "quick")  # 4 points x 2 repetitions
     done = execute.run_path(tmp_path, s.name, s.points[1].id, 2)

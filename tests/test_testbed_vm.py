@@ -27,6 +27,7 @@ from workflow_copy import copy_workflow
 
 from emusim import scenario as sc
 from emusim import vm
+from emusim.backends.mininet.host import module_vermagic
 from emusim.paths import REPO_ROOT
 
 pytestmark = [
@@ -58,9 +59,8 @@ def guest_result(output: str) -> dict:
 def study(tmp_path_factory):
     kernel = vm.find_kernel()
     module = REPO_ROOT / "kernel-dropper" / "dropper.ko"
-    from emusim import mininet_net
 
-    if mininet_net.module_vermagic(module) != kernel.release:
+    if module_vermagic(module) != kernel.release:
         subprocess.run(
             [
                 "make",

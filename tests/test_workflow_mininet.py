@@ -14,7 +14,7 @@ from scipy.stats import binom
 from workflow_copy import SNAKEMAKE, copy_workflow
 
 from emusim import scenario as sc
-from emusim import selfcheck
+from emusim.backends.mininet import selfcheck
 
 pytestmark = [
     pytest.mark.ns3,

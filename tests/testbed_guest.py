@@ -25,7 +25,7 @@ from pathlib import Path
 
 import yaml
 
-from emusim.testbed.virtual import VirtualTestbed
+from emusim.backends.testbed.virtual import VirtualTestbed
 
 REPORT_DELAY_US = 71.8878
 
@@ -70,7 +70,7 @@ def run_build_preflight(args, inventory: Path, result: dict) -> None:
         [
             sys.executable,
             "-m",
-            "emusim.testbed",
+            "emusim.backends.testbed",
             "preflight",
             "--inventory",
             str(inventory),

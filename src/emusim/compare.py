@@ -128,7 +128,8 @@ def summarise_comparisons(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
     ``n_points`` counts points with a defined rel_diff (NaN, from a zero reference, is left
     out); ``point_of_max`` is the point of the largest |rel_diff| (the first such if tied);
-    ``selfcheck`` the comparison's self-check verdict (emusim.selfcheck.flag), empty if none.
+    ``selfcheck`` the comparison's self-check verdict (emusim.backends.mininet.selfcheck.flag),
+    empty if none.
     """
     frames = [f for f in frames if len(f)]
     if not frames:

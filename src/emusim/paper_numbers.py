@@ -24,7 +24,9 @@ from decimal import Decimal
 import pandas as pd
 
 from emusim import constants as c
-from emusim.mininet_config import DELAY_TOLERANCE_REL
+from emusim.backends import HARDWARE as HARDWARE_BACKEND
+from emusim.backends import MODELS
+from emusim.backends.mininet.calibration import DELAY_TOLERANCE_REL
 from emusim.profiles import Profile
 from emusim.stats import STALL_FACTOR, stalled_runs
 from emusim.tables import tex_escape
@@ -38,10 +40,10 @@ _DIGIT_WORDS = ("Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "
 METRIC_NAMES = {"throughput_report_Bps": "Throughput", "elapsed_s": "Elapsed", "rtt_us": "Rtt"}
 
 #: The backend that stands for the hardware, and its only profile.
-HARDWARE = ("hardware", "native")
+HARDWARE = (HARDWARE_BACKEND.name, HARDWARE_BACKEND.profile)
 
 #: Compared backends other than the hardware, in the order the paper names them.
-EMULATED = ("ns3", "mininet")
+EMULATED = MODELS
 
 Numbers = dict[str, str]
 

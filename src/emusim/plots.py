@@ -30,13 +30,14 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import PercentFormatter
 
 from emusim import tcptrace
+from emusim.backends import BACKENDS
 from emusim.compare import axis_values
 from emusim.stats import STALL_FACTOR, stalled_runs
 
 #: Resolution of the PNGs (dots per inch).
 DPI = 200
 #: Colours of the backends (Okabe–Ito, colour-blind safe); the reference is black.
-BACKEND_COLORS = {"hardware": "#000000", "mininet": "#0072B2", "ns3": "#D55E00"}
+BACKEND_COLORS = {name: b.color for name, b in BACKENDS.items()}
 #: Colours for backends not listed above, picked by a stable hash of the name.
 _SPARE_COLORS = ("#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
 #: Marker and line style of a backend's first, second, … profile.
@@ -632,7 +633,7 @@ def fig_ablation(
 
 
 def fig_selfcheck(checks: pd.DataFrame, stem: str | Path) -> list[Path]:
-    """The emulation's self-check, one row per batch (emusim.selfcheck.table).
+    """The emulation's self-check, one row per batch (emusim.backends.mininet.selfcheck.table).
 
     Left: the loss-free TCP blast as a fraction of line rate, the tolerance shaded. Right: the
     one-way delay fitted from the batch's own ping sweep (two-point, as the report's; least

@@ -4,7 +4,11 @@
 
 The command prints (or writes with --output) {"status", "metrics", <backend>: {...}}; this adds
 the scenario, point, repetition and provenance from META and writes the result whole or not at
-all. It imports nothing heavy: it starts once per run.
+all. It imports nothing heavy: it starts once per run (jsonschema only once a run is assembled).
+
+Every backend's run passes through `assemble` (ns-3 and ns3-model through `main`, Mininet's batch
+writer in emusim.backends.mininet, the testbed's emusim.backends.testbed.execute), which checks
+it against schemas/run.schema.json: a run the schema refuses is never written.
 """
 
 from __future__ import annotations
@@ -15,9 +19,43 @@ import os
 import subprocess
 import sys
 import time
+from functools import cache
+from importlib import resources
 from pathlib import Path
 
 SCHEMA_VERSION = 1
+SCHEMA_RESOURCE = ("schemas", "run.schema.json")
+"""The run JSON's schema, package data of emusim (docs/results-schema.md)."""
+
+
+class RunSchemaError(ValueError):
+    """A run JSON the schema refuses; the message names the file, the key and the value."""
+
+
+@cache
+def run_schema() -> dict:
+    """The run JSON's schema, read once per process from the installed package."""
+    return json.loads(resources.files("emusim").joinpath(*SCHEMA_RESOURCE).read_text())
+
+
+def validate_run(doc: object, where: str) -> None:
+    """Raise RunSchemaError if `doc` is not a valid run JSON; `where` names its file."""
+    # imported here: the wrapper starts once per run, and most of its imports must stay light
+    from emusim import schema_errors
+
+    message = schema_errors.first_error(doc, run_schema())
+    if message is not None:
+        raise RunSchemaError(
+            f"{where}: not a valid run JSON (schema_version {SCHEMA_VERSION}): {message}"
+        )
+
+
+def run_name(run: dict) -> str:
+    """The run's file relative to the results directory, for messages before it has a path."""
+    return (
+        f"{run.get('backend')}/{run.get('scenario')}/{run.get('profile')}/{run.get('point')}/"
+        f"run{run.get('repetition')}.json"
+    )
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -36,14 +74,18 @@ def git_revision() -> str:
     return proc.stdout.strip() or "unknown"
 
 
-def assemble(meta: dict, output: dict, backend_key: str) -> dict:
-    """The run JSON: meta's identification, the command's status and metrics, provenance."""
+def assemble(meta: dict, output: dict, backend_key: str, where: str | None = None) -> dict:
+    """The run JSON: meta's identification, the command's status and metrics, provenance.
+
+    Validated here, the one step every backend's run passes through before it is written:
+    raises RunSchemaError naming `where` (default: the run's path under the results
+    directory), the key and the value."""
     provenance = dict(meta.get("provenance", {}))
     if backend_key in output:
         provenance[backend_key] = output[backend_key]
     # time series, where the program records them (the multi-flow study): kept whole
     series = {"series": output["series"]} if "series" in output else {}
-    return {
+    run = {
         "schema_version": SCHEMA_VERSION,
         "scenario": meta["scenario"],
         "backend": meta["backend"],
@@ -57,6 +99,8 @@ def assemble(meta: dict, output: dict, backend_key: str) -> dict:
         "provenance": provenance,
         **series,
     }
+    validate_run(run, where or run_name(run))
+    return run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,7 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"runjson: {args.command[0]} printed no JSON:\n{proc.stdout}", file=sys.stderr)
         return 1
     meta.setdefault("provenance", {}).setdefault("git_revision", git_revision())
-    run = assemble(meta, output, args.backend_key)
+    try:
+        run = assemble(meta, output, args.backend_key, where=str(args.out))
+    except RunSchemaError as err:
+        print(f"runjson: {err}", file=sys.stderr)
+        return 1
     write_atomically(args.out, json.dumps(run, indent=1, sort_keys=True) + "\n")
     print(
         f"{args.out}: {run['status']} in {time.monotonic() - started:.2f} s wall", file=sys.stderr

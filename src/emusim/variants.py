@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from emusim import schema_errors
+from emusim.backends import BACKENDS
 from emusim.paths import CONFIG_DIR
 
 VARIANTS_PATH = CONFIG_DIR / "tcp_variants.yaml"
@@ -28,7 +29,7 @@ SCHEMA_PATH = Path(__file__).with_name("schemas_variants.yaml")
 SOCKET_TYPE = "ns3::TcpL4Protocol::SocketType"
 """The ns-3 attribute that selects the congestion control of every new TCP socket."""
 
-BACKEND_SIDES = {"ns3": "ns3", "mininet": "linux", "hardware": "linux"}
+BACKEND_SIDES = {name: b.variant_side for name, b in BACKENDS.items()}
 """Which implementation of a variant each backend runs (the hardware runs Linux)."""
 
 

@@ -19,7 +19,7 @@ rule stats:
 rule compare:
     input:
         stats=f"{RESULTS}/stats/{{scenario}}.csv",
-        # The emulation's self-check flags its rows (emusim.selfcheck).
+        # The emulation's self-check flags its rows (emusim.backends.mininet.selfcheck).
         batches=lambda wc: (
             mininet_batch_paths(wc.scenario)
             if wc.scenario in mininet_scenarios()
@@ -103,7 +103,7 @@ rule compare_backends:
     input:
         stats=f"{RESULTS}/stats/{{scenario}}.csv",
         runs=backend_tables,
-        # The emulation's self-check flags its rows (emusim.selfcheck).
+        # The emulation's self-check flags its rows (emusim.backends.mininet.selfcheck).
         batches=lambda wc: (
             mininet_batch_paths(wc.scenario)
             if wc.scenario in mininet_scenarios()

@@ -9,14 +9,15 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from emusim import forwarding
-from emusim import hardware as hw
-from emusim import mininet_config
+from emusim.backends.reference import runs as hw
+from emusim.linux import dropper as linux_dropper
+from emusim.linux import tcp as linux_tcp
 from emusim import ns3 as ns3mod
 from emusim import profiles as tcp_profiles
 from emusim import scenario as sc
 from emusim import variants as tcp_variants
 from emusim import vm
-from emusim.testbed import inventory as testbed_inventory
+from emusim.backends.testbed import inventory as testbed_inventory
 
 validate(config, "../schemas/config.schema.yaml")
 
@@ -220,7 +221,7 @@ def mininet_profiles(name):
     ones have none); the Mininet backend runs these, unless the design leaves it out."""
     if mininet_left_out(name):
         return []
-    return [p for p in SCENARIOS[name].profiles if p in mininet_config.MININET_PROFILES]
+    return [p for p in SCENARIOS[name].profiles if p in linux_tcp.MININET_PROFILES]
 
 
 def mininet_design():
@@ -267,7 +268,7 @@ def mininet_batch_inputs(wildcards):
         # a variant added to the registry is run by the batch (it resumes: only new runs)
         inputs["variants"] = "config/tcp_variants.yaml"
     dropper = s.settings["impairment"]["dropper"]
-    uses_dropper = any(mininet_config.dropper_active(p.dropper) for p in s.points)
+    uses_dropper = any(linux_dropper.dropper_active(p.dropper) for p in s.points)
     if uses_dropper and dropper.get("impl", "auto") in ("auto", "module"):
         inputs["module"] = DROPPER_MODULE
     return inputs
@@ -308,7 +309,7 @@ def hardware_runs(name):
 def testbed_needs_dropper():
     """Whether any configured scenario drops (the preflight then requires the module)."""
     return any(
-        mininet_config.dropper_active(p.dropper)
+        linux_dropper.dropper_active(p.dropper)
         for s in REFERENCE_SCENARIOS.values()
         for p in s.points
     )

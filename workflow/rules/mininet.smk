@@ -1,4 +1,4 @@
-# The Mininet backend: one batch per scenario and TCP profile (emusim.mininet), on this host
+# The Mininet backend: one batch per scenario and TCP profile (emusim.backends.mininet), on this host
 # when its kernel has what the scenario needs, else in one virtme-ng VM; then collect, and
 # gather every batch's fidelity self-check into a table and a figure.
 
@@ -56,7 +56,7 @@ rule mininet_batch:
         results=lambda wc, output: str(Path(output[0]).parents[3]),
         scale=SCALE,
     shell:
-        "python -m emusim.mininet batch --scenario {input.scenario:q} --scale {params.scale}"
+        "python -m emusim.backends.mininet batch --scenario {input.scenario:q} --scale {params.scale}"
         " --profile {wildcards.profile} {params.args} --results-dir {params.results:q}"
         " --place {params.place} 2> {log:q}"
 

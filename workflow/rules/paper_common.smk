@@ -113,4 +113,4 @@ def paper_switches():
 
 def paper_profiles():
     """Every profile name the text may use: the registry's and the emulation's own."""
-    return sorted(set(tcp_profiles.registry()) | set(mininet_config.MININET_PROFILES))
+    return sorted(set(tcp_profiles.registry()) | set(linux_tcp.MININET_PROFILES))

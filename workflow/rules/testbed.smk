@@ -1,6 +1,6 @@
 # The hardware backend on a real testbed (hardware.source: testbed; docs/testbed.md): the
 # preflight of the hosts and the report's Tables 1.1-1.4 from its facts, one batch per
-# scenario over SSH (emusim.testbed), and the tidy table of its runs.
+# scenario over SSH (emusim.backends.testbed), and the tidy table of its runs.
 
 
 # Only with a testbed: otherwise rule hardware_reference (reference.smk) makes the tables.
@@ -18,7 +18,7 @@ if HARDWARE_SOURCE == "testbed":
         params:
             dropper="" if testbed_needs_dropper() else "--no-dropper",
         shell:
-            "python -m emusim.testbed preflight --inventory {input.inventory:q}"
+            "python -m emusim.backends.testbed preflight --inventory {input.inventory:q}"
             " --out {output:q} {params.dropper} 2> {log:q}"
 
     rule testbed_tables:
@@ -33,7 +33,7 @@ if HARDWARE_SOURCE == "testbed":
         params:
             outdir=lambda wc, output: str(Path(output[0]).parent),
         shell:
-            "python -m emusim.testbed tables --preflight {input:q}"
+            "python -m emusim.backends.testbed tables --preflight {input:q}"
             " --out-dir {params.outdir:q} 2> {log:q}"
 
     rule testbed_batch:
@@ -55,7 +55,7 @@ if HARDWARE_SOURCE == "testbed":
             results=lambda wc, output: str(Path(output[0]).parents[3]),
             scale=SCALE,
         shell:
-            "python -m emusim.testbed batch --inventory {input.inventory:q}"
+            "python -m emusim.backends.testbed batch --inventory {input.inventory:q}"
             " --scenario {input.scenario:q} --scale {params.scale}"
             " --results-dir {params.results:q} 2> {log:q}"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import mininet_config
 from emusim.collect import read_runs, tidy
+from emusim.linux.tcp import MININET_PROFILES
 
 log = _log.setup(snakemake)  # noqa: F821
 paths = []
@@ -25,7 +25,7 @@ for batch in snakemake.input.batches:  # noqa: F821
         check.get("ok", check),
     )
 scenario = snakemake.params.scenario  # noqa: F821
-skipped = [p for p in scenario.profiles if p not in mininet_config.MININET_PROFILES]
+skipped = [p for p in scenario.profiles if p not in MININET_PROFILES]
 if skipped:
     log.warning(
         "%s: profile(s) %s have no Linux meaning; Mininet ran %s only",

@@ -8,7 +8,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import selfcheck
+from emusim.backends.mininet import selfcheck
 from emusim.compare import compare, unmatched_points
 
 log = _log.setup(snakemake)  # noqa: F821

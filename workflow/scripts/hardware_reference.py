@@ -6,7 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim.hardware import reference_runs
+from emusim.backends.reference.runs import reference_runs
 
 log = _log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821

@@ -6,20 +6,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import mininet_config as cfg
 from emusim import plots, selfcheck, tables
+from emusim.backends.mininet.calibration import (
+    DELAY_TOLERANCE_REL,
+    DELAY_TOLERANCE_US,
+    THROUGHPUT_TOLERANCE,
+)
 
 log = _log.setup(snakemake)  # noqa: F821
 checks = selfcheck.table(snakemake.input)  # noqa: F821
 checks.to_csv(snakemake.output.csv, index=False)  # noqa: F821
-lo, hi = cfg.THROUGHPUT_TOLERANCE
+lo, hi = THROUGHPUT_TOLERANCE
 tables.write_table(
     checks.drop(columns=["backend", "line_rate_fraction_min", "line_rate_fraction_max"]),
     Path(snakemake.output.tables[0]).with_suffix(""),  # noqa: F821
     "The Mininet backend's self-check per batch: a loss-free TCP blast as a fraction of the "
     f"line-rate limit (tolerance {lo} to {hi}) and the one-way delay fitted from the batch's "
     "own ping sweep against the configured delay (tolerance the larger of "
-    f"{cfg.DELAY_TOLERANCE_US:g} us and {cfg.DELAY_TOLERANCE_REL:.0%}).",
+    f"{DELAY_TOLERANCE_US:g} us and {DELAY_TOLERANCE_REL:.0%}).",
     label="tab:mininet-selfcheck",
     float_formats={
         "line_rate_fraction": ".4f",

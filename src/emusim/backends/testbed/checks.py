@@ -30,8 +30,8 @@ from collections.abc import Sequence
 
 from scipy.stats import binom
 
-from emusim import mininet_config as cfg
 from emusim.drop_decision import cutoff_from_rate
+from emusim.linux.dropper import dropper_active
 
 DROP_INTERVAL = 0.999
 """Central probability of the binomial interval a random drop count must fall in."""
@@ -50,7 +50,7 @@ def drop_check(dropper: dict, seen: int, dropped: int) -> dict:
     """Dropped against what the point's dropper must drop of the ``seen`` target packets."""
     mode = dropper.get("mode", "off")
     out = {"check": "drops", "seen": seen, "dropped": dropped}
-    if not cfg.dropper_active(dropper):
+    if not dropper_active(dropper):
         return {**out, "expected": 0, "ok": dropped == 0}
     if mode == "regular":
         expected = seen // int(dropper["every_n"])
@@ -112,7 +112,7 @@ def run_checks(
     out = []
     if seen is not None:
         out.append(drop_check(dropper, seen, int(metrics.get("packets_dropped", 0))))
-    active = cfg.dropper_active(dropper)
+    active = dropper_active(dropper)
     if kind in ("tcp-blast", "udp-blast"):
         out.append(elapsed_check(float(metrics["elapsed_s"]), accepted_s, active))
     if kind == "udp-blast":

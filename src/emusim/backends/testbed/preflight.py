@@ -28,10 +28,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import mininet_config as cfg
+from emusim.backends.testbed import ssh
+from emusim.backends.testbed.inventory import Inventory
+from emusim.linux.tcp import normalise_sysctl
 from emusim.paths import REPO_ROOT
-from emusim.testbed import ssh
-from emusim.testbed.inventory import Inventory
 
 PROC_DROPPER = "/proc/dropperInfo/dropper"
 PROC_NUM_DROPPED = "/proc/dropperInfo/numDropped"
@@ -198,7 +198,7 @@ def parse_sysctls(text: str) -> dict[str, str]:
     for line in text.splitlines():
         key, sep, value = line.partition(" = ")
         if sep:
-            out[key.strip()] = cfg.normalise_sysctl(value)
+            out[key.strip()] = normalise_sysctl(value)
     return out
 
 

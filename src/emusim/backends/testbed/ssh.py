@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from emusim.testbed.inventory import Host, Inventory
+from emusim.backends.testbed.inventory import Host, Inventory
 
 SSH_ERROR_EXIT = 255
 """ssh's own exit status when the connection (not the remote command) failed."""

@@ -1,11 +1,12 @@
 """The emulation's fidelity self-check, gathered over batches and carried into the comparison.
 
-Every Mininet batch measures itself before its runs (emusim.mininet.evaluate_selfcheck): a
+Every Mininet batch measures itself before its runs (emusim.backends.mininet.evaluate_selfcheck): a
 loss-free TCP blast against the line-rate limit, and a short ping sweep whose fitted one-way
 delay is set against the configured one. `table` lays the batches' checks side by side
 (``results/mininet/selfcheck.csv``); `flag` marks each comparison row with its batch's verdict,
 so a number from an emulation that could not hold line rate or its delay is never read as a
-property of Linux TCP. Tolerances: emusim.mininet_config (THROUGHPUT_TOLERANCE, DELAY_TOLERANCE_*).
+property of Linux TCP. Tolerances: emusim.backends.mininet.calibration (THROUGHPUT_TOLERANCE,
+DELAY_TOLERANCE_*).
 Each row also says which clock the batch measured in (docs/mininet.md, "Dilated time") and the
 emulator's own latency per hop that its calibration took off netem's delay.
 """

@@ -1,8 +1,8 @@
 """Command line of the testbed driver (docs/testbed.md).
 
-    python -m emusim.testbed preflight --inventory INV --out PREFLIGHT.json [--no-dropper]
-    python -m emusim.testbed tables --preflight PREFLIGHT.json --out-dir DIR
-    python -m emusim.testbed batch --inventory INV --scenario scenarios/NAME.yaml
+    python -m emusim.backends.testbed preflight --inventory INV --out PREFLIGHT.json [--no-dropper]
+    python -m emusim.backends.testbed tables --preflight PREFLIGHT.json --out-dir DIR
+    python -m emusim.backends.testbed batch --inventory INV --scenario scenarios/NAME.yaml
         --scale {paper|quick} --results-dir RESULTS [--repetitions N] [--point-stride K]
 
 Exit status 0; 2 on an error (the message names the host, key or file); 130 when interrupted.
@@ -15,8 +15,8 @@ import json
 import sys
 from pathlib import Path
 
+from emusim.backends.testbed import execute, inventory, preflight, ssh
 from emusim.runjson import write_atomically
-from emusim.testbed import execute, inventory, preflight, ssh
 
 TABLES = ("hosts", "interfaces", "routes", "tcp_sysctls")
 
@@ -57,7 +57,7 @@ def cmd_batch(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m emusim.testbed", description=__doc__.split("\n")[0]
+        prog="python -m emusim.backends.testbed", description=__doc__.split("\n")[0]
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("preflight", help="check and record the testbed's hosts")

@@ -12,11 +12,12 @@ from decimal import Decimal
 import pandas as pd
 
 from emusim import reference
+from emusim.backends import HARDWARE
 from emusim.collect import tidy
 from emusim.constants import TCP_WRITE_SIZE_B
 from emusim.scenario import Point, Scenario
 
-PROFILE = "native"
+PROFILE = HARDWARE.profile
 
 
 def _same_rate(a: object, b: str) -> bool:

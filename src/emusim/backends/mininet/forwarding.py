@@ -1,4 +1,4 @@
-"""One run of the router-forwarding study in the Mininet backend's network (emusim.mininet).
+"""One run of the router-forwarding study in the Mininet backend's network.
 
 The sender floods with ``udpblast flood`` (emu/blast/udpblast.c) as fast as its CPU and its
 link let it: a datagram its full link queue refuses fails with ENOBUFS (IP_RECVERR) rather than
@@ -18,7 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from emusim import forwarding
-from emusim import mininet_config as cfg
+from emusim.backends.mininet.host import PORT, patient, tool
+from emusim.linux.blast_output import parse_netstat
+from emusim.linux.shaper import parse_qdisc_stats
 
 SINK_IDLE_MS = 2000
 """The sink ends this long after the last datagram if no end marker arrives."""
@@ -39,11 +41,10 @@ SOFTNET_STAT = Path("/proc/net/softnet_stat")
 
 def _snmp(network, role: str) -> dict[str, int]:
     """The IP and UDP counters of a node's namespace, read through its shell's /proc entry."""
-    from emusim import mininet_net as net
 
     pid = network.hosts[role].pid
     text = "".join(Path(f"/proc/{pid}/net/{name}").read_text() for name in ("snmp", "netstat"))
-    return net._parse_netstat(text)
+    return parse_netstat(text)
 
 
 def backlog_drops() -> int:
@@ -64,7 +65,7 @@ def _egress_qdisc(network) -> dict[str, int]:
     text = network.run(
         "router", ["tc", "-s", "-j", "qdisc", "show", "dev", network.devs["router_out"]]
     )
-    return cfg.parse_qdisc_stats(text)
+    return parse_qdisc_stats(text)
 
 
 def _delta(after: dict[str, int], before: dict[str, int], key: str) -> int:
@@ -76,20 +77,19 @@ def flood(
 ) -> tuple[dict, dict]:
     """One flood from the sender to a sink on ``sink_role``: what the sender and the sink
     printed (udpblast's JSON)."""
-    from emusim import mininet_net as net
 
     timeout_s = duration_s + SLACK_S
     pace = forwarding.flood_pace(payload, topo["rate_bps"], topo["host_queue"])
     sink = network.popen(
         sink_role,
         [
-            net.tool("udpblast"), "recv", "-p", str(net.PORT), "-i", str(SINK_IDLE_MS),
-            "-t", str(int(net.patient(timeout_s))), "-R", str(SINK_RCVBUF_B),
+            tool("udpblast"), "recv", "-p", str(PORT), "-i", str(SINK_IDLE_MS),
+            "-t", str(int(patient(timeout_s))), "-R", str(SINK_RCVBUF_B),
         ],
     )  # fmt: skip
     network._wait_ready(sink, "the UDP sink")
     argv = [
-        net.tool("udpblast"), "flood", "-a", dst, "-p", str(net.PORT), "-s", str(payload),
+        tool("udpblast"), "flood", "-a", dst, "-p", str(PORT), "-s", str(payload),
         "-d", str(round(duration_s * 1000)), "-m", str(MARKERS),
     ]  # fmt: skip
     argv += ["-r", f"{pace[0]:.3f}", "-B", str(pace[1])] if pace else ["-r", "0"]

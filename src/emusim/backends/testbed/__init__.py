@@ -9,5 +9,5 @@
 - `execute`: a scenario's runs on the testbed, resumable, with bounded repeats;
 - `virtual`: a testbed of three network namespaces with their own sshd, for the tests.
 
-``python -m emusim.testbed {preflight,tables,batch,virtual}``; docs/testbed.md.
+``python -m emusim.backends.testbed {preflight,tables,batch,virtual}``; docs/testbed.md.
 """

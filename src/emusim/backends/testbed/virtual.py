@@ -10,7 +10,7 @@ report's name; an empty directory is mounted over /root, so a login reads no she
 files of the machine's root), and an sshd listening only on its management address, with a
 host key and an authorized client key generated for this testbed alone. The management links
 are separate /24s per host, so the controller's SSH never crosses the data plane. Data links
-are shaped with the Mininet backend's `mininet_config.shaper_commands` on every egress (netem
+are shaped with the shared `emusim.linux.shaper.shaper_commands` on every egress (netem
 with the link rate, Ethernet's framing and the delay split per direction where there is a
 delay, else HTB at the link rate), but without its backpressure stage (docs/mininet.md,
 "Backpressure"): with netem, a UDP sender here is not blocked by its full queue. The testbed
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import yaml
 
-from emusim import mininet_config as cfg
+from emusim.linux.shaper import netem_delay_us, shaper_commands
 from emusim.paths import BUILD_DIR
 
 PREFIX = "emtb"
@@ -168,7 +168,7 @@ class VirtualTestbed:
             ]
         )
         netem = self.delay_us > 0
-        delay = cfg.netem_delay_us(self.delay_us, self.rate_bps) if netem else 0.0
+        delay = netem_delay_us(self.delay_us, self.rate_bps) if netem else 0.0
         plan = {
             "sender": [("eth1", "192.168.1.2/24")],
             "router": [("eth1", "192.168.1.1/24"), ("eth2", "192.168.2.1/24")],
@@ -185,7 +185,7 @@ class VirtualTestbed:
                 cmds += [
                     ["ip", "addr", "add", addr, "dev", dev],
                     ["ip", "link", "set", dev, "up"],
-                    *cfg.shaper_commands(dev, self.rate_bps, self.queue_packets, delay, netem),
+                    *shaper_commands(dev, self.rate_bps, self.queue_packets, delay, netem),
                 ]
             cmds.append(routes[role])
             self.nsexec(role, ["sh", "-ec", "\n".join(" ".join(c) for c in cmds)])

@@ -4,7 +4,7 @@ Per run (report §2.3): set the router's dropper (/proc/dropperInfo/dropper, one
 setting) and reset its count (/proc/dropperInfo/numDropped); start the receiver (tcpblast
 server or udpblast recv); run the blast on the sender; read the drop count. A ping point runs
 ``ping`` on the sender. The hosts' TCP is their own (profile ``native``, as the reference
-measurements'); what it was is recorded. Each run is checked (`emusim.testbed.checks`) and
+measurements'); what it was is recorded. Each run is checked (`emusim.backends.testbed.checks`) and
 repeated when inconsistent, at most ``checks.max_attempts`` times.
 
 A batch writes ``RESULTS/hardware/SCENARIO/native/POINT/run{k}.json`` (atomically, each as it
@@ -27,15 +27,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from emusim import hardware
-from emusim import mininet_config as cfg
-from emusim.mininet_net import _parse_netstat
+from emusim.backends import HARDWARE
+from emusim.backends.testbed import checks, preflight, ssh
+from emusim.backends.testbed.inventory import Inventory
+from emusim.linux import blast_output
+from emusim.linux.dropper import dropper_active, module_writes
+from emusim.linux.tcp import RECORDED_SYSCTLS
 from emusim.runjson import assemble, git_revision, write_atomically
-from emusim.testbed import checks, preflight, ssh
-from emusim.testbed.inventory import Inventory
+from emusim.teardown import signals_ignored, signals_raise
 
 BACKEND = "hardware"
-PROFILE = hardware.PROFILE
+PROFILE = HARDWARE.profile
 """``native``: the hosts' own kernels and TCP, as for the 2001 measurements."""
 DEFAULT_CAP_S = 3600.0
 SERVER_START_S = 30.0
@@ -88,7 +90,7 @@ def make_plan(
 
 
 def needs_dropper(plan: dict) -> bool:
-    return any(cfg.dropper_active(r["dropper"]) for r in plan["runs"])
+    return any(dropper_active(r["dropper"]) for r in plan["runs"])
 
 
 def dropper_target(dropper: dict, topology: dict, inv: Inventory) -> str:
@@ -103,10 +105,10 @@ def dropper_target(dropper: dict, topology: dict, inv: Inventory) -> str:
 
 
 def last_json(text: str, what: str) -> dict:
-    lines = [ln for ln in text.splitlines() if ln.startswith("{")]
-    if not lines:
+    result = blast_output.last_json(text)
+    if result is None:
         raise BatchError(f"{what} printed no result: {text.strip()[-400:]}")
-    return json.loads(lines[-1])
+    return result
 
 
 class Testbed:
@@ -125,10 +127,10 @@ class Testbed:
         """Configure the dropper and reset its count; returns the target packets it has seen
         so far (None without the module)."""
         if not self.dropper_loaded:
-            if cfg.dropper_active(dropper):
+            if dropper_active(dropper):
                 raise BatchError("the point needs the dropper, but the module is not loaded")
             return None
-        writes = [(preflight.PROC_DROPPER, w) for w in cfg.module_writes(dropper, target)]
+        writes = [(preflight.PROC_DROPPER, w) for w in module_writes(dropper, target)]
         writes.append((preflight.PROC_NUM_DROPPED, "reset"))
         # one write(2) per setting, as the module wants (echo's), then the state
         lines = [f"echo {shlex.quote(w)} > {p}" for p, w in writes]
@@ -154,7 +156,7 @@ class Testbed:
         cmds = [["cat", "/proc/net/netstat", "/proc/net/snmp"]]
         if flush:  # no run inherits a cached ssthresh or RTT
             cmds.insert(0, ["ip", "tcp_metrics", "flush", "all"])
-        return _parse_netstat(self.conns[role].script(cmds))
+        return blast_output.parse_netstat(self.conns[role].script(cmds))
 
     def _server(self, argv: list[str], what: str) -> ssh.RemoteProcess:
         proc = self.conns["receiver"].start(argv)
@@ -404,9 +406,7 @@ def execute_runs(tb: Testbed, session: Session, progress: Callable[[str], None] 
     plan, inv = session.plan, session.inv
     pre = preflight.summary(session.preflight)
     sysctls = {
-        role: {
-            k: session.preflight["hosts"][role]["tcp_sysctls"].get(k) for k in cfg.RECORDED_SYSCTLS
-        }
+        role: {k: session.preflight["hosts"][role]["tcp_sysctls"].get(k) for k in RECORDED_SYSCTLS}
         for role in ("sender", "receiver")
     }
     total = len(plan["runs"])
@@ -438,7 +438,7 @@ def execute_runs(tb: Testbed, session: Session, progress: Callable[[str], None] 
                 f"testbed: {entry['point']} rep {entry['repetition']}: inconsistent "
                 f"({', '.join(c['check'] for c in bad)}), repeating"
             )
-        active = cfg.dropper_active(entry["dropper"])
+        active = dropper_active(entry["dropper"])
         meta = {
             "scenario": plan["scenario"],
             "backend": BACKEND,
@@ -548,7 +548,6 @@ def run_batch(
     point_stride: int = 1,
 ) -> dict:
     """Run (or resume) the scenario on the testbed; returns batch.json's content."""
-    from emusim.mininet import signals_ignored, signals_raise
 
     results_dir = Path(results_dir)
     plan = make_plan(scenario, results_dir, repetitions, point_stride)

@@ -1,0 +1,572 @@
+"""A batch on the host: runs the plan here or in a VM, writes each run's JSON as its line
+arrives (so an interrupted batch keeps every finished run), evaluates the self-check and
+writes batch.json with the clock, kernel release, place and timings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import socket
+import sys
+import time
+from pathlib import Path
+
+from emusim import constants
+from emusim.backends.mininet.calibration import (
+    THROUGHPUT_TOLERANCE,
+    delay_ok,
+    delay_tolerance_us,
+    line_rate_fraction,
+    path_delay_us,
+)
+from emusim.backends.mininet.executor import execute
+from emusim.backends.mininet.host import PLAN_DIR, cleanup, need_root, register, unregister
+from emusim.backends.mininet.plan import (
+    BACKEND,
+    LINE_PREFIX,
+    PLACES,
+    VM_CPUS,
+    BatchError,
+    decide_place,
+    log,
+    make_plan,
+    one_way_delay_us,
+    scenario_dropper_impl,
+)
+from emusim.backends.mininet.topology import ENV_MARK, PREFIX
+from emusim.linux.dropper import dropper_active
+from emusim.linux.tcp import check_profile
+from emusim.teardown import signals_raise
+
+# --- batch: on the host, writes the files -----------------------------------------------------
+
+
+def clock_of(place: str, kvm: bool, icount_shift: int | None) -> dict:
+    """What clock a batch's measurements are in: the host's real time, a KVM guest's (real
+    time too), or a TCG guest's: dilated (QEMU icount, ``icount_shift``) or real time."""
+    if place == "host":
+        clock = "host"
+    elif kvm:
+        clock = "kvm"
+    else:
+        clock = "guest-icount" if icount_shift is not None else "tcg-real"
+    return {"clock": clock, "icount_shift": icount_shift if clock == "guest-icount" else None}
+
+
+class BatchWriter:
+    """Receives the executor's records and writes run JSONs (atomically) and batch.json."""
+
+    def __init__(self, plan: dict, results_dir: Path, place: str, kvm: bool, reason: str):
+        self.plan = plan
+        self.results_dir = results_dir
+        self.place, self.kvm, self.reason = place, kvm, reason
+        self.caps: dict = {}
+        self.selfcheck: dict | None = None
+        self.done = 0
+        self.t0 = time.monotonic()
+        self.started_utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self.t_start: float | None = None
+        self.run_walls: list[float] = []
+        self.written: list[str] = []
+        self.by_key = {(r["point"], r["repetition"]): r for r in plan["runs"]}
+        self.finished = False
+        self.clock = clock_of(place, kvm, plan.get("icount_shift"))
+        self.vm_clock: dict | None = None  # the whole VM's clock facts, once it has ended
+        self.vm_group: int | None = None  # the VM's process group, while it runs
+        self.cpu_record = 0.0
+        self.start_cpu_s: float | None = None
+        self.selfcheck_raw: dict | None = None
+        self.run_cpus: list[float] = []
+        self.t_record = self.t0  # host time of the last record: a run's is the time since
+        from emusim.runjson import git_revision
+
+        self.git = git_revision()
+
+    def record(self, kind: str, obj: dict) -> None:
+        now = time.monotonic()
+        obj.setdefault("host_s", round(now - self.t_record, 3))
+        self.t_record = now
+        if self.vm_group is not None:  # the VM's CPU time since the last record
+            from emusim.vm import group_cpu_s
+
+            cpu = group_cpu_s(self.vm_group) or 0.0
+            obj.setdefault("host_cpu_s", round(cpu - self.cpu_record, 2))
+            self.cpu_record = cpu
+        if kind == "START":
+            self.start_cpu_s = obj.get("host_cpu_s")
+            self.t_start = time.monotonic()
+            self.kernel_release = obj["kernel_release"]
+        elif kind == "CAPS":
+            self.caps = obj
+            log(
+                f"mininet: {self.place} kernel {obj['kernel_release']}, shaper "
+                f"{obj['shaper']}, dropper {obj['dropper_impl']}, set up in {obj['setup_s']} s"
+            )
+        elif kind == "SELFCHECK":
+            self.selfcheck_raw = obj
+            self.selfcheck = evaluate_selfcheck(obj, self.plan, self.caps.get("shaper"))
+            # Recorded now, so runs of a session that is cut short still have theirs.
+            self.write_session(None)
+            tp, d = self.selfcheck["throughput"], self.selfcheck["delay"]
+            verdict = {True: "ok", False: "OFF", None: "n/a"}
+            log(
+                f"mininet: self-check: TCP {tp['fraction_of_line_rate']:.4f} of line rate "
+                f"({verdict[tp['ok']]}), delay fitted "
+                f"{d['fitted_two_point_us']:.2f} µs vs {d['configured_us']:.2f} µs "
+                f"({verdict[d['ok']]})"
+            )
+        elif kind == "RUN":
+            self._write_run(obj)
+        elif kind == "DONE":
+            self.finished = True
+
+    def _write_run(self, obj: dict) -> None:
+        from emusim.runjson import assemble, write_atomically
+
+        entry = self.by_key[tuple(obj["key"])]
+        plan = self.plan
+        point_impl = self.caps.get("dropper_impl") if dropper_active(entry["dropper"]) else None
+        meta = {
+            "scenario": plan["scenario"],
+            "backend": BACKEND,
+            "profile": plan["profile"],
+            "point": entry["point"],
+            "params": entry["params"],
+            "repetition": entry["repetition"],
+            "seed": None,
+            "provenance": {
+                "scale": plan["scale"],
+                "one_way_delay_us": plan["delay_us"],
+                "netem_delay_us": self.caps.get("netem_delay_us"),
+                "netem_delay_wanted_us": self.caps.get("netem_delay_wanted_us"),
+                "shaper": self.caps.get("shaper"),
+                "dropper_impl": point_impl or "none",
+                "dropper_impl_batch": self.caps.get("dropper_impl"),
+                "kernel_release": self.caps.get("kernel_release"),
+                "place": self.place,
+                "kvm": self.kvm,
+                "host": socket.gethostname(),
+                "python": platform.python_version(),
+                "tools": self.caps.get("tools"),
+                "tcp_sysctls": self.caps.get("sender_sysctls"),
+                "git_revision": self.git,
+                "wall_s": obj["wall_s"],
+                # the clock the run was measured in, and how it ran against the host's
+                **self.clock,
+                "host_s": obj["host_s"],
+                "host_cpu_s": obj.get("host_cpu_s"),
+                "dilation_guest_s_per_host_s": round(obj["wall_s"] / obj["host_s"], 4)
+                if obj["host_s"] > 0
+                else None,
+                "clock_check": obj.get("clock_check"),
+                "stack_latency_per_hop_us": (self.caps.get("calibration") or {}).get(
+                    "stack_latency_per_hop_us"
+                ),
+                "batch_id": plan["batch_id"],
+                "rng": "kernel RNG (not seedable): seed is null",
+                "variant": entry.get("variant"),
+                # what the connection used, read back with TCP_CONGESTION after the transfer
+                "congestion_control": (obj.get("mininet") or {}).get("congestion_control"),
+            },
+        }
+        run = assemble(meta, obj, BACKEND)
+        path = Path(entry["path"])
+        write_atomically(path, json.dumps(run, indent=1, sort_keys=True) + "\n")
+        self.written.append(str(path))
+        self.run_walls.append(obj["wall_s"])
+        if obj.get("host_cpu_s") is not None:
+            self.run_cpus.append(obj["host_cpu_s"])
+        self.done += 1
+        m = obj["metrics"]
+        what = (
+            f"elapsed {m['elapsed_s']:.3f} s"
+            if "elapsed_s" in m
+            else f"{m['packets_per_s']:.0f} packets/s"
+            if "packets_per_s" in m
+            else f"{len(m.get('rtt_us', []))} echoes"
+        )
+        log(
+            f"mininet: run {self.done}/{len(plan['runs'])} {entry['point']} "
+            f"rep {entry['repetition']}: {obj['status']}, {what}, "
+            f"dropped {m.get('packets_dropped', 0)} ({obj['wall_s']:.1f} s wall, "
+            f"{time.monotonic() - self.t0:.0f} s in batch)"
+        )
+
+    def write_session(self, vm_elapsed_s: float | None) -> dict:
+        """This session's record (sessions/BATCH_ID.json beside batch.json); returns it."""
+        from emusim.runjson import write_atomically
+
+        record = self.session_json(vm_elapsed_s)
+        path = session_path(self.results_dir, self.plan)
+        write_atomically(path, json.dumps(record, indent=1, sort_keys=True, default=str) + "\n")
+        return record
+
+    def session_json(self, vm_elapsed_s: float | None) -> dict:
+        plan = self.plan
+        boot = (self.t_start - self.t0) if (self.t_start and self.place == "vm") else None
+        return {
+            "started_utc": self.started_utc,
+            "scenario": plan["scenario"],
+            "profile": plan["profile"],
+            "scale": plan["scale"],
+            "backend": BACKEND,
+            "place": self.place,
+            "place_reason": self.reason,
+            "kvm": self.kvm,
+            "kernel_release": self.caps.get("kernel_release"),
+            "dropper_impl": self.caps.get("dropper_impl"),
+            "dropper": self.caps.get("dropper"),
+            "shaper": self.caps.get("shaper"),
+            "qdiscs": self.caps.get("qdiscs"),
+            "one_way_delay_us": plan["delay_us"],
+            "netem_delay_us": self.caps.get("netem_delay_us"),
+            "netem_delay_wanted_us": self.caps.get("netem_delay_wanted_us"),
+            "calibration": self.caps.get("calibration"),
+            **self.clock,
+            "vm_clock": self.vm_clock,
+            "tcp_sysctls": self.caps.get("sender_sysctls"),
+            "tools": self.caps.get("tools"),
+            "selfcheck": self.selfcheck,
+            "timings": {
+                "total_s": round(time.monotonic() - self.t0, 3),
+                "vm_boot_s": round(boot, 3) if boot is not None else None,
+                "vm_elapsed_s": round(vm_elapsed_s, 3) if vm_elapsed_s else None,
+                "setup_s": self.caps.get("setup_s"),
+                # host cost of boot, setup (with calibration) and self-check: wall and CPU s
+                "boot_host_cpu_s": self.start_cpu_s,
+                "setup_host_s": self.caps.get("host_s"),
+                "setup_host_cpu_s": self.caps.get("host_cpu_s"),
+                "selfcheck_host_s": (self.selfcheck_raw or {}).get("host_s"),
+                "selfcheck_host_cpu_s": (self.selfcheck_raw or {}).get("host_cpu_s"),
+                "runs_host_cpu_s": round(sum(self.run_cpus), 2) if self.run_cpus else None,
+                "runs": len(self.run_walls),
+                "run_wall_mean_s": round(sum(self.run_walls) / len(self.run_walls), 3)
+                if self.run_walls
+                else None,
+                "run_wall_total_s": round(sum(self.run_walls), 3),
+            },
+            "batch_id": plan["batch_id"],
+            "git_revision": self.git,
+            "runs_written": len(self.written),
+            "runs_skipped": len(plan["skipped"]),
+            # TCP variants: the modules loaded, and the points of variants Linux lacks
+            "variants": self.caps.get("variants"),
+            "not_implemented": plan.get("not_implemented", []),
+        }
+
+
+def evaluate_selfcheck(raw: dict, plan: dict, shaper: str | None = "netem") -> dict:
+    """The self-check's numbers against their limits (tolerances in `calibration`)."""
+    import pandas as pd
+
+    from emusim import delay as delay_fit
+
+    rate = plan["topology"]["rate_bps"]
+    tcp = raw["tcp"]
+    frac = line_rate_fraction(tcp["writes"], tcp["elapsed_s"], rate)
+    lo, hi = THROUGHPUT_TOLERANCE
+    rows = [
+        {"request_size_B": int(size), "rtt_us": rtt}
+        for size, rtts in raw["ping_rtt_us"].items()
+        for rtt in rtts
+    ]
+    links = raw.get("links", 2)
+    configured = raw.get("path_delay_us", plan["delay_us"])
+    try:
+        fit = delay_fit.fit_report(pd.DataFrame(rows))
+        two, ls = fit["two_point"], fit["least_squares"]
+        fitted = path_delay_us(two["b"], rate, links)
+        delay = {
+            "configured_us": configured,
+            "links": links,
+            "fitted_two_point_us": fitted,
+            "fitted_least_squares_us": path_delay_us(ls["intercept"], rate, links),
+            "slope_us_per_B": ls["slope"],
+            "model_slope_us_per_B": 2 * links * 8e6 / rate,
+            "intercept_us": ls["intercept"],
+            "tolerance_us": delay_tolerance_us(configured),
+            "ok": delay_ok(fitted, configured),
+        }
+        if shaper != "netem":
+            delay["ok"] = None
+            delay["note"] = (
+                "not applicable: without netem the HTB shaper releases a packet when its "
+                "transmission starts, so RTTs hold no serialisation time and the report's "
+                "model does not apply (only delay 0 runs without netem)"
+            )
+    except ValueError as err:
+        delay = {"configured_us": configured, "fitted_two_point_us": float("nan"),
+                 "error": str(err), "ok": False}  # fmt: skip
+    return {
+        "throughput": {
+            **tcp,
+            "fraction_of_line_rate": frac,
+            "throughput_report_Bps": 1526 * tcp["writes"] / tcp["elapsed_s"],
+            "limit_report_Bps": rate / 8 * 1526 / 1538,
+            "tolerance": list(THROUGHPUT_TOLERANCE),
+            "ok": bool(lo <= frac <= hi and tcp["completed"]),
+        },
+        "delay": delay,
+        "ping_rtt_us": raw["ping_rtt_us"],
+        "wall_s": raw["wall_s"],
+    }
+
+
+def _guest_command(plan_path: Path) -> list[str]:
+    return [sys.executable, "-m", "emusim.backends.mininet", "execute", "--plan", str(plan_path)]
+
+
+def run_batch(
+    scenario,
+    profile: str,
+    results_dir: Path,
+    delay_json: Path | None = None,
+    place: str = "auto",
+    dropper_impl: str | None = None,
+    selfcheck: bool = True,
+    vm_timeout_s: float | None = None,
+    vm_cpus: int | None = None,
+    repetitions: int | None = None,
+    point_stride: int = 1,
+    icount_shift: int | str | None = "env",
+    repeat_deterministic: bool = True,
+) -> dict:
+    """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
+    time of a VM without KVM (emusim.vm.icount_requested: "env" reads the environment, None
+    runs it in real time); without ``repeat_deterministic`` a batch in dilated time runs a
+    point that draws no random numbers once (`make_plan`)."""
+    pass  # __DROPPED__
+
+    if place not in PLACES:
+        raise BatchError(f"--place {place!r}; accepted: {', '.join(PLACES)}")
+    check_profile(profile)
+    need_root()
+    removed = cleanup(only_dead=True)
+    if removed:
+        log(f"mininet: removed leftovers of killed batches: {', '.join(removed)}")
+    results_dir = Path(results_dir)
+    delay_us = one_way_delay_us(scenario.settings, delay_json)
+    impl = scenario_dropper_impl(scenario, dropper_impl)
+    plan = make_plan(
+        scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions, point_stride
+    )
+    where, reason = decide_place(plan, place)
+    from emusim import vm
+
+    try:
+        kvm = where == "vm" and vm.kvm_requested(None)
+        shift = None if where == "host" or kvm else vm.icount_requested(icount_shift)
+    except vm.VMError as err:
+        raise BatchError(str(err)) from None
+    if not repeat_deterministic and shift is not None:
+        # only in dilated time does a point without randomness repeat to the microsecond
+        plan = make_plan(
+            scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
+            point_stride, repeat_deterministic=False,
+        )  # fmt: skip
+    plan["icount_shift"] = shift
+    batch_path = results_dir / BACKEND / scenario.name / profile / "batch.json"
+    for variant in sorted({n["variant"] for n in plan["not_implemented"]}):
+        points = [n for n in plan["not_implemented"] if n["variant"] == variant]
+        log(f"mininet: {len(points)} point(s) not run: {points[0]['reason']}")
+    run_files = sorted(r["path"] for r in plan["runs"] + plan["skipped"])
+    if not plan["runs"]:
+        out = compose_batch(run_files, None)
+        if out is not None:
+            _write_batch(batch_path, out)
+            log(f"mininet: {scenario.name}/{profile}: every run is there; wrote {batch_path} "
+                f"from {len(out['sessions'])} session record(s)")  # fmt: skip
+            return out
+        log(f"mininet: {scenario.name}/{profile}: every run is there, but not the record of "
+            "the session that ran some: a session for the self-check only")  # fmt: skip
+    log(
+        f"mininet: {scenario.name}/{profile} at scale {scenario.scale}: "
+        f"{len(plan['runs'])} runs to do, {len(plan['skipped'])} already there; "
+        f"place {where} ({reason})"
+    )
+    vm_elapsed = None
+    if where == "host":
+        writer = BatchWriter(plan, results_dir, "host", False, reason)
+        execute(plan, writer.record, "host")
+    else:
+        writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
+        clock = writer.clock["clock"]
+        shift = f" (icount shift {plan['icount_shift']})" if clock == "guest-icount" else ""
+        log(f"mininet: the VM's clock: {clock}{shift}")
+        vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
+    if not writer.finished:
+        raise BatchError("the batch ended before its last run (see the messages above)")
+    session = writer.write_session(vm_elapsed)
+    out = compose_batch(run_files, session)
+    _write_batch(batch_path, out)
+    log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
+    return out
+
+
+def session_path(results_dir: Path, plan: dict) -> Path:
+    return (
+        Path(results_dir) / BACKEND / plan["scenario"] / plan["profile"] / "sessions"
+        / f"{plan['batch_id']}.json"
+    )  # fmt: skip
+
+
+def _write_batch(path: Path, out: dict) -> None:
+    from emusim.runjson import write_atomically
+
+    write_atomically(path, json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
+
+
+def _session_summary(s: dict) -> dict:
+    check = s.get("selfcheck") or {}
+    tput, delay = check.get("throughput", {}), check.get("delay", {})
+    return {
+        "batch_id": s["batch_id"],
+        "started_utc": s.get("started_utc"),
+        "place": s.get("place"),
+        "kvm": s.get("kvm"),
+        "kernel_release": s.get("kernel_release"),
+        "dropper_impl": s.get("dropper_impl"),
+        "runs_written": s.get("runs_written"),
+        "selfcheck_run": bool(check),
+        "fraction_of_line_rate": tput.get("fraction_of_line_rate"),
+        "throughput_ok": tput.get("ok"),
+        "delay_fitted_two_point_us": delay.get("fitted_two_point_us"),
+        "delay_ok": delay.get("ok"),
+    }
+
+
+def compose_batch(run_files: list[str], current: dict | None) -> dict | None:
+    """batch.json for these runs: the record of the latest session that wrote any (or the
+    current one), the run files, and a summary of every session that made one of them or
+    ran now. None when a run's session record is missing and there is no current session.
+
+    A batch may span sessions (an interrupted batch resumed; a rerun that found every run
+    there), so the self-check and facts of each session that made runs are kept.
+    """
+    ids: list[str] = []
+    provenance: dict[str, dict] = {}
+    for path in run_files:
+        prov = json.loads(Path(path).read_text())["provenance"]
+        bid = prov.get("batch_id")
+        if bid and bid not in ids:
+            ids.append(bid)
+            provenance[bid] = prov
+    sessions: dict[str, dict] = {}
+    for bid in ids:
+        rec = Path(run_files[0]).parents[1] / "sessions" / f"{bid}.json"
+        if rec.exists():
+            sessions[bid] = json.loads(rec.read_text())
+        elif current is None:
+            return None
+    if current is not None:
+        sessions[current["batch_id"]] = current
+    if not sessions:
+        return None
+    writers = [s for s in sessions.values() if s.get("runs_written")]
+    main = max(writers or list(sessions.values()), key=lambda s: s.get("started_utc") or "")
+    ordered = sorted(sessions.values(), key=lambda s: s.get("started_utc") or "")
+    if not writers and provenance:
+        # Runs from sessions without a record: what describes them is in their provenance,
+        # not in a session that only checked itself.
+        prov = provenance[ids[-1]]
+        main = {
+            **main,
+            **{k: prov.get(k) for k in ("place", "kvm", "kernel_release", "shaper")},
+            "dropper_impl": prov.get("dropper_impl_batch"),
+            "tcp_sysctls": prov.get("tcp_sysctls"),
+        }
+    return {
+        **main,
+        "run_files": run_files,
+        "sessions": [_session_summary(s) for s in ordered],
+    }
+
+
+VM_HOST_S_PER_BUSY_GUEST_S = 10.0
+"""Host seconds a dilated guest may take per second of a busy link: measured 2.5 on an idle
+machine and 8 on a machine loaded 3-fold (docs/mininet.md, "Cost"); the VM's time limit
+allows 10."""
+
+
+def vm_timeout_s(plan: dict) -> float:
+    """The host's time limit for a batch's VM: boot, setup and the self-check (1800 s), and
+    per run 600 s plus its link's busy time (what the workload puts on the wire) at
+    VM_HOST_S_PER_BUSY_GUEST_S. In real time (no icount) a run may also last to its cap."""
+    rate = plan["topology"]["rate_bps"]
+    busy = 0.0
+    for run in plan["runs"]:
+        w = run["workload"]
+        if w["kind"] == "tcp-blast":
+            busy += int(w["writes"]) * constants.ETH_FRAME_WIRE_B * 8 / rate
+        elif w["kind"] == "udp-blast":
+            busy += int(w["datagrams"]) * constants.ETH_FRAME_WIRE_B * 8 / rate
+        elif w["kind"] == "udp-flood":
+            busy += float(w["duration_s"])
+    per_run = 600 if plan.get("icount_shift") is not None else max(600, min(plan["cap_s"], 3600))
+    return 1800 + len(plan["runs"]) * per_run + VM_HOST_S_PER_BUSY_GUEST_S * busy
+
+
+def _run_in_vm(
+    plan: dict, writer: BatchWriter, timeout_s: float | None, cpus: int | None = None
+) -> float:
+    pass  # __DROPPED__
+    from emusim import vm
+
+    PLAN_DIR.mkdir(parents=True, exist_ok=True)
+    plan_path = PLAN_DIR / f"{plan['batch_id']}.json"
+    plan_path.write_text(json.dumps(plan))
+    errors: list[str] = []
+    tail: list[str] = []
+
+    def on_line(line: str) -> None:
+        if line.startswith(LINE_PREFIX):
+            kind, _, payload = line[len(LINE_PREFIX) :].partition(" ")
+            try:
+                obj = json.loads(payload)
+            except json.JSONDecodeError:
+                log(f"vm| {time.monotonic() - writer.t0:6.1f} s host| {line}")
+                return
+            try:
+                writer.record(kind, obj)
+            except Exception as err:  # keep reading: the VM must still be stopped cleanly
+                errors.append(f"{kind}: {err!r}")
+        else:
+            tail.append(line)
+            del tail[:-40]
+            log(f"vm| {time.monotonic() - writer.t0:6.1f} s host| {line}")
+
+    # vng and QEMU inherit the batch's mark: `cleanup` stops the VM of a SIGKILLed batch
+    register(plan["batch_id"])
+    os.environ[ENV_MARK] = f"{PREFIX}{plan['batch_id']}"
+    timeout = timeout_s or vm_timeout_s(plan)
+    try:
+        with signals_raise():
+            result = vm.run_in_vm(
+                _guest_command(plan_path),
+                timeout_s=timeout,
+                on_line=on_line,
+                cpus=cpus or VM_CPUS,
+                icount_shift=plan.get("icount_shift"),
+                use_kvm=writer.kvm,
+                on_start=lambda pgid: setattr(writer, "vm_group", pgid),
+            )
+    except vm.VMError as err:
+        raise BatchError(f"the VM failed: {err}") from None
+    finally:
+        os.environ.pop(ENV_MARK, None)
+        unregister(plan["batch_id"])
+        with contextlib.suppress(OSError):
+            plan_path.unlink()
+    writer.kvm = result.kvm
+    writer.vm_clock = result.clock_facts()
+    if errors:
+        raise BatchError("writing results failed: " + "; ".join(errors))
+    if result.returncode != 0 or not writer.finished:
+        raise BatchError(
+            f"the batch in the VM (kernel {result.kernel_release}) exited with "
+            f"{result.returncode}; its last lines:\n" + "\n".join(tail[-15:])
+        )
+    return result.elapsed_s

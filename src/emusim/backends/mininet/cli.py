@@ -1,0 +1,129 @@
+"""The Mininet backend: a scenario's runs in Mininet with real Linux TCP (issue 4).
+
+    python -m emusim.backends.mininet batch --scenario scenarios/NAME.yaml --scale {paper|quick}
+        --profile PROFILE [--delay-json PATH] --results-dir RESULTS_ROOT
+        [--place auto|host|vm] [--dropper-impl auto|module|netfilter] [--no-selfcheck]
+        [--repetitions N] [--point-stride K]
+    python -m emusim.backends.mininet cleanup [--all]
+    python -m emusim.backends.mininet capabilities
+
+`batch` runs every point and repetition of the scenario at that scale with one TCP profile
+(``linux-2.2``, ``linux-6.1`` or ``linux-default``), or a thinned design (every K-th value of
+the first axis, at most N repetitions; config.yaml `mininet.design`), and writes
+``RESULTS_ROOT/mininet/NAME/PROFILE/POINT/run{k}.json`` (docs/results-schema.md), skipping
+runs already written, then ``RESULTS_ROOT/mininet/NAME/PROFILE/batch.json``: the self-check
+(line-rate fraction of a loss-free TCP blast, fitted ping delay against the configured one),
+kernel release, place, KVM, dropper implementation, timings and the list of run files.
+
+Where it runs (``--place auto``): on this machine when its kernel has what the batch needs
+(netem for a nonzero delay, the congestion control, the dropper module if asked for), else in
+one virtme-ng VM booting Debian's kernel (emusim.vm) for the whole batch. The guest runs
+``python -m emusim.backends.mininet execute --plan FILE`` and prints each run as one ``EMUSIM-RUN``
+line; this process writes the files, so an interrupted batch keeps every finished run.
+
+A point's TCP variant (config/tcp_variants.yaml) sets the sender socket's congestion control;
+the blast tool reads it back and a run whose connection had another one is an error. A variant
+without a Linux implementation is not run: the batch says so and lists its points in
+batch.json (``not_implemented``). Its kernel module is loaded where the batch runs.
+
+Root is needed. Whatever ends a batch (an error, Ctrl-C, SIGTERM), its namespaces, links,
+qdiscs and rules are removed; what a SIGKILLed batch leaves is removed by `cleanup`, which
+every batch also runs first (sparing batches whose process is still alive).
+
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from emusim.backends.mininet.batch import run_batch
+from emusim.backends.mininet.executor import execute
+from emusim.backends.mininet.host import EmuError, capabilities, cleanup, need_root
+from emusim.backends.mininet.plan import LINE_PREFIX, PLACES, VM_CPUS, BatchError, log
+from emusim.linux.dropper import DROPPER_IMPLS
+from emusim.linux.tcp import ProfileError
+
+# --- command line ------------------------------------------------------------------------------
+
+
+def _print_record(kind: str, obj: dict) -> None:
+    print(f"{LINE_PREFIX}{kind} {json.dumps(obj, default=str)}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m emusim.backends.mininet", description=__doc__.split("\n")[0]
+    )
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("batch", help="run every point and repetition of a scenario")
+    b.add_argument("--scenario", required=True, type=Path)
+    b.add_argument("--scale", default="paper")
+    b.add_argument("--profile", required=True)
+    b.add_argument("--delay-json", type=Path)
+    b.add_argument("--results-dir", required=True, type=Path)
+    b.add_argument("--place", default="auto", choices=PLACES)
+    b.add_argument("--dropper-impl", choices=DROPPER_IMPLS)
+    b.add_argument("--no-selfcheck", action="store_true")
+    b.add_argument("--vm-timeout", type=float, help="seconds for the whole VM (default: scaled)")
+    b.add_argument("--vm-cpus", type=int, help=f"virtual CPUs of the VM (default {VM_CPUS})")
+    b.add_argument("--repetitions", type=int, help="at most N repetitions of each point")
+    b.add_argument("--point-stride", type=int, default=1, help="every K-th point only")
+    b.add_argument(
+        "--deterministic-once",
+        action="store_true",
+        help="run a point that draws no random numbers once (it repeats to the microsecond "
+        "in dilated time)",
+    )
+    b.add_argument(
+        "--icount-shift",
+        default="env",
+        help="dilated time of a VM without KVM: 0..10 (QEMU icount), or off for real time "
+        "(default: $EMUSIM_VM_ICOUNT_SHIFT, else 0)",
+    )
+    e = sub.add_parser("execute", help="(internal) run a plan here; prints EMUSIM- records")
+    e.add_argument("--plan", required=True, type=Path)
+    e.add_argument("--place", default="vm")
+    c = sub.add_parser("cleanup", help="remove what killed batches left behind")
+    c.add_argument("--all", action="store_true", help="also batches whose process is alive")
+    sub.add_parser("capabilities", help="what this machine's kernel offers the emulation")
+    args = parser.parse_args(argv)
+
+    pass  # __DROPPED__
+    from emusim import vm
+
+    try:
+        if args.cmd == "batch":
+            from emusim import scenario as sc
+
+            scenario = sc.load(args.scenario, args.scale)
+            run_batch(
+                scenario, args.profile, args.results_dir, args.delay_json, args.place,
+                args.dropper_impl, not args.no_selfcheck, args.vm_timeout, args.vm_cpus,
+                args.repetitions, args.point_stride, vm.parse_icount_shift(args.icount_shift),
+                not args.deterministic_once,
+            )  # fmt: skip
+        elif args.cmd == "execute":
+            plan = json.loads(args.plan.read_text())
+            execute(plan, _print_record, args.place)
+        elif args.cmd == "cleanup":
+            need_root()
+            removed = cleanup(only_dead=not args.all)
+            for item in removed:
+                print(f"removed {item}")
+            print(f"cleanup: removed {len(removed)} item(s)")
+        elif args.cmd == "capabilities":
+            print(json.dumps(capabilities("reno").__dict__, indent=1))
+    except KeyboardInterrupt as err:
+        log(f"mininet: interrupted ({err or 'Ctrl-C'}); cleaned up")
+        return 130
+    except (BatchError, EmuError, ProfileError, ValueError, vm.VMError) as err:
+        log(f"mininet: error: {err}")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,382 @@
+"""Runs a batch's plan where it is (on this machine, or inside the VM as
+``python -m emusim.backends.mininet execute --plan FILE``): builds the network, warms up,
+calibrates, runs each point and repetition, and emits each result as one ``EMUSIM-`` line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from emusim.backends.mininet.calibration import (
+    LINUX_RMEM_MAX_DEFAULT_B,
+    receive_window_scale,
+    whole_segment_window_b,
+)
+from emusim.backends.mininet.droppers import make_dropper
+from emusim.backends.mininet.host import (
+    DILATED_ENV,
+    capabilities,
+    cleanup,
+    host_io_sources,
+    load_variant_modules,
+    need_root,
+    warm_tools,
+)
+from emusim.backends.mininet.network import NetSpec, Network
+from emusim.backends.mininet.plan import (
+    MAX_CLOCK_ATTEMPTS,
+    SELFCHECK_PING_COUNT,
+    SELFCHECK_PING_INTERVAL_S,
+    SELFCHECK_PING_SIZES,
+    SELFCHECK_SEGMENT_B,
+    SELFCHECK_WINDOW_B,
+    SELFCHECK_WRITES,
+    WARMUP_WRITES,
+    BatchError,
+    congestion_control,
+    log,
+    needs_dropper,
+    needs_link,
+    variant_modules,
+)
+from emusim.backends.mininet.topology import LOSSY_EGRESS, Topology
+from emusim.linux.shaper import netem_delay_arg
+from emusim.linux.tcp import tcp_setup
+from emusim.teardown import signals_ignored, signals_raise
+
+# --- executor: runs a plan where it is (host or guest) ----------------------------------------
+
+
+def resolve_impl(impl: str, caps, place_hint: str) -> str:
+    if impl == "module":
+        if not (caps.module_loaded or caps.module_loadable):
+            raise BatchError(f"--dropper-impl module ({place_hint}): {caps.module_error}")
+        return "module"
+    if impl == "netfilter":
+        if not caps.netfilter:
+            raise BatchError(f"--dropper-impl netfilter ({place_hint}): {caps.netfilter_error}")
+        return "netfilter"
+    if caps.module_loaded or caps.module_loadable:
+        return "module"
+    if caps.netfilter:
+        return "netfilter"
+    raise BatchError(
+        f"no dropper implementation ({place_hint}): module: {caps.module_error}; "
+        f"netfilter: {caps.netfilter_error}"
+    )
+
+
+def bytes_delivered(res: dict) -> int:
+    """Payload bytes the receiver got: all of them when the transfer completed (the server
+    checks the count), else what it acknowledged by the cap (tcpi_bytes_acked counts the SYN
+    as one byte)."""
+    if res["completed"]:
+        return int(res["payload_bytes"])
+    return max(0, int(res.get("bytes_acked", 0)) - 1)
+
+
+def _tcp_metrics(res: dict, dropped: int) -> dict:
+    delivered = bytes_delivered(res)
+    return {
+        "elapsed_s": res["elapsed_s"],
+        "writes": res["writes"],
+        "write_size_B": res["write_size_B"],
+        "payload_bytes": res["payload_bytes"],
+        "bytes_delivered": delivered,
+        "goodput_Bps": round(delivered / res["elapsed_s"], 3) if res["elapsed_s"] > 0 else 0.0,
+        "packets_sent": res["packets_sent"],
+        "retransmissions": res["retransmissions"],
+        "rto_timeouts": res["rto_timeouts"],
+        "fast_recoveries": res["fast_recoveries"],
+        "packets_dropped": dropped,
+    }
+
+
+def link_metrics(before: dict, after: dict) -> dict[str, int]:
+    """The impaired link's counters over one run, per direction: packets that reached its
+    lossy egress and those dropped there (random loss and queue overflow, netem's drops)."""
+    out = {}
+    for direction in LOSSY_EGRESS:
+        sent = after[direction]["packets"] - before[direction]["packets"]
+        dropped = after[direction]["drops"] - before[direction]["drops"]
+        out[f"link_packets_{direction}"] = sent + dropped
+        out[f"link_dropped_{direction}"] = dropped
+    return out
+
+
+def check_congestion_control(used: str, wanted: str | None, entry: dict) -> None:
+    """A run must have used the congestion control it claims: its variant's, or else the
+    profile's sysctl (None: the kernel's default, nothing to check)."""
+    if wanted is not None and used != wanted:
+        what = f"variant {entry['variant']}" if entry.get("variant") else "the profile"
+        raise BatchError(
+            f"run {entry['point']} rep {entry['repetition']}: the connection used congestion "
+            f"control {used!r}, not {wanted!r} of {what}"
+        )
+
+
+def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
+    """One run: configure the dropper, run the workload, read the drop count."""
+    topo = plan["topology"]
+    target = entry["dropper"].get("target", topo["receiver"])
+    dropper.configure(entry["dropper"], target)
+    w = entry["workload"]
+    facts: dict[str, Any] = {}
+    status = "ok"
+    link = entry.get("link")
+    if link is not None:
+        before = network.impair_link(str(link["loss"]), float(link["delay_ms"]))
+    if w["kind"] == "tcp-blast":
+        cc = entry.get("congestion_control")
+        res = network.tcp_blast(
+            int(w["writes"]), int(w["write_size_B"]), plan["cap_s"],
+            setup.socket.get("TCP_WINDOW_CLAMP"), cc,
+        )  # fmt: skip
+        check_congestion_control(
+            res["congestion_control"],
+            cc or setup.sysctls.get("net.ipv4.tcp_congestion_control"),
+            entry,
+        )
+        dropped = dropper.dropped()
+        metrics = _tcp_metrics(res, dropped)
+        if link is not None:
+            metrics.update(link_metrics(before, network.link_counters()))
+        status = "ok" if res["completed"] else "timeout"
+        if res["completed"] and res["server"]["bytes_received"] != res["payload_bytes"]:
+            raise BatchError(
+                f"the server received {res['server']['bytes_received']} bytes of "
+                f"{res['payload_bytes']}"
+            )
+        facts = {
+            k: res[k]
+            for k in (
+                "segments_sent", "snd_mss", "peer_window_B", "srtt_us", "snd_cwnd",
+                "snd_ssthresh", "loss_probes", "retrans_segs_netns", "writes_done",
+                "congestion_control", "bytes_acked", "host_io_irqs", "cpu_busy_fraction",
+                "busy_us", "rwnd_limited_us", "sndbuf_limited_us",
+            )
+        }  # fmt: skip
+        facts["server"] = res["server"]
+    elif w["kind"] == "udp-blast":
+        res = network.udp_blast(int(w["datagrams"]), int(w["datagram_size_B"]), plan["cap_s"])
+        sent, got = res["sender"], res["receiver"]
+        metrics = {
+            "elapsed_s": sent["elapsed_s"],
+            "datagrams_sent": sent["datagrams_sent"],
+            "datagrams_received": got["datagrams_received"],
+            "datagrams_lost": sent["datagrams_sent"] - got["datagrams_received"],
+            "datagram_size_B": sent["datagram_size_B"],
+            "packets_dropped": dropper.dropped(),
+        }
+        facts = {"send_errors": sent["send_errors"], "receiver_end": got["end"],
+                 "host_io_irqs": sent["host_io_irqs"],
+                 "cpu_busy_fraction": sent.get("cpu_busy_fraction")}  # fmt: skip
+    elif w["kind"] == "udp-flood":
+        from emusim.backends.mininet import (
+            forwarding as forwarding_mininet,  # the router-forwarding study
+        )
+
+        return forwarding_mininet.run(network, entry, plan)
+    elif w["kind"] == "ping":
+        rtts = network.ping(int(w["request_size_B"]), int(w["count"]), float(w["interval_s"]))
+        metrics = {
+            "rtt_us": [round(x, 3) for x in rtts],
+            "request_size_B": int(w["request_size_B"]),
+            "packets_dropped": dropper.dropped(),
+        }
+        if len(rtts) < int(w["count"]):
+            facts["echoes_lost"] = int(w["count"]) - len(rtts)
+    else:
+        raise BatchError(f"the Mininet backend has no workload {w['kind']!r}")
+    return {"status": status, "metrics": metrics, "mininet": facts}
+
+
+def selfcheck_window_b(setup, rmem_max_path: Path = Path("/proc/sys/net/core/rmem_max")) -> int:
+    """The self-check's window clamp: the profile's, at most SELFCHECK_WINDOW_B, in whole
+    segments of the window-scale unit the receiver will offer (this kernel's rmem_max and the
+    profile's tcp_rmem)."""
+    cap = min(int(setup.socket.get("TCP_WINDOW_CLAMP", SELFCHECK_WINDOW_B)), SELFCHECK_WINDOW_B)
+    rmem = setup.sysctls.get("net.ipv4.tcp_rmem")
+    try:
+        rmem_max = int(rmem_max_path.read_text())
+    except OSError:
+        rmem_max = LINUX_RMEM_MAX_DEFAULT_B
+    wscale = receive_window_scale(int(rmem.split()[2]), rmem_max) if rmem else 0
+    return whole_segment_window_b(cap, SELFCHECK_SEGMENT_B, wscale)
+
+
+def selfcheck(network, dropper, plan: dict, setup) -> dict:
+    """A loss-free TCP blast and a small ping sweep (raw; `evaluate_selfcheck` fits them).
+
+    With an impaired link (the lossy-link line) the sweep runs over it as the batch's first
+    run has it, without loss: the path's delay is then the point's, one that the emulator's
+    own latency can be taken off (a path of delay 0 has no room for it)."""
+    off = {"mode": "off"}
+    dropper.configure(off, plan["topology"]["receiver"])
+    t0 = time.monotonic()
+    clamp = selfcheck_window_b(setup)
+    res = network.tcp_blast(SELFCHECK_WRITES, SELFCHECK_SEGMENT_B, 600, str(clamp))
+    links = len(Topology(**plan["topology"]).links())
+    path_delay_us = plan["delay_us"] * links / 2
+    link = next((r["link"] for r in plan["runs"] if r.get("link") is not None), None)
+    if link is not None:
+        network.impair_link("0", float(link["delay_ms"]))
+        path_delay_us += float(link["delay_ms"]) * 1000
+    pings = {}
+    for size in SELFCHECK_PING_SIZES:
+        pings[str(size)] = network.ping(size, SELFCHECK_PING_COUNT, SELFCHECK_PING_INTERVAL_S)
+    if link is not None:  # the first run sets its point anew, with counters of its own
+        network.reshape(network.netem_delay())
+    return {
+        "tcp": {
+            "writes": SELFCHECK_WRITES,
+            "window_clamp_B": clamp,
+            "elapsed_s": res["elapsed_s"],
+            "retransmissions": res["retransmissions"],
+            "completed": res["completed"],
+            "host_io_irqs": res.get("host_io_irqs"),
+            # near 1: the guest's CPU, not the link, may have set the pace
+            "cpu_busy_fraction": res.get("cpu_busy_fraction"),
+            # what held the sender back (TCP_INFO's chrono times, µs)
+            **{k: res.get(k) for k in ("busy_us", "rwnd_limited_us", "sndbuf_limited_us")},
+        },
+        "ping_rtt_us": pings,
+        "links": links,
+        "path_delay_us": path_delay_us,
+        "wall_s": round(time.monotonic() - t0, 3),
+    }
+
+
+def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
+    """Build the network, run the self-check and every run of the plan, tear it down.
+
+    `emit(kind, object)` receives START, CAPS, SELFCHECK, RUN and DONE records."""
+    pass  # __DROPPED__
+
+    need_root()
+    t_start = time.monotonic()
+    if place == "vm" and plan.get("icount_shift") is not None:
+        os.environ[DILATED_ENV] = "1"  # guard timeouts get their slack (patient)
+    emit("START", {"pid": os.getpid(), "kernel_release": os.uname().release})
+    removed = cleanup(only_dead=True, plans=place != "vm")
+    if removed:
+        log(f"mininet: removed leftovers of killed batches: {', '.join(removed)}")
+    setup = tcp_setup(plan["profile"])
+    caps = capabilities(setup.sysctls.get("net.ipv4.tcp_congestion_control"), variant_modules(plan))
+    impl_asked = plan["dropper_impl"] if needs_dropper(plan) else "auto"
+    missing = caps.missing(
+        plan["delay_us"], congestion_control(plan["profile"]), impl_asked,
+        variant_modules(plan), needs_link(plan),
+    )  # fmt: skip
+    if missing:
+        raise BatchError(f"kernel {caps.kernel_release} ({place}) lacks " + "; ".join(missing))
+    impl = resolve_impl(plan["dropper_impl"], caps, place) if needs_dropper(plan) else "none"
+    variant_facts = load_variant_modules(plan.get("congestion_controls", {}), place)
+    topo = Topology(**plan["topology"])
+    spec = NetSpec(topo, plan["batch_id"], plan["delay_us"], caps.netem, setup)
+    network = Network(spec)
+    if place == "vm":
+        warm_tools()
+        network.host_io_sources = frozenset(host_io_sources())
+    with signals_raise():
+        try:
+            network.start()
+            dropper = make_dropper(impl, network)
+            dropper_facts = dropper.prepare()
+            warm_up(network, dropper, plan, setup)
+            calibration = (
+                network.calibrate() if caps.netem and plan.get("calibrate", True) else None
+            )
+            emit(
+                "CAPS",
+                {
+                    "kernel_release": caps.kernel_release,
+                    "netem": caps.netem,
+                    "shaper": "netem" if caps.netem else "htb",
+                    "dropper_impl": impl,
+                    "dropper": dropper_facts,
+                    "qdiscs": network.qdiscs(),
+                    "sender_sysctls": network.sysctl_values("sender"),
+                    "netem_delay_us": netem_delay_arg(network.netem_delay())[1]
+                    if caps.netem
+                    else 0.0,
+                    "netem_delay_wanted_us": network.netem_delay() if caps.netem else 0.0,
+                    "calibration": calibration,
+                    "host_io_sources": sorted(network.host_io_sources),
+                    "setup_s": round(time.monotonic() - t_start, 3),
+                    "tools": _tool_versions(),
+                    "variants": variant_facts,
+                },
+            )
+            if plan["selfcheck"]:
+                emit("SELFCHECK", selfcheck(network, dropper, plan, setup))
+            for entry in plan["runs"]:
+                out = run_checked(network, dropper, entry, plan, setup)
+                out["key"] = [entry["point"], entry["repetition"]]
+                emit("RUN", out)
+            emit("DONE", {"wall_s": round(time.monotonic() - t_start, 3)})
+        finally:
+            with signals_ignored():
+                network.stop()
+
+
+def warm_up(network, dropper, plan: dict, setup) -> None:
+    """A short discarded blast and one echo of each size: see WARMUP_WRITES."""
+    dropper.configure({"mode": "off"}, plan["topology"]["receiver"])
+    network.tcp_blast(WARMUP_WRITES, 1448, 600, setup.socket.get("TCP_WINDOW_CLAMP"))
+    for size in SELFCHECK_PING_SIZES:
+        network.ping(size, 1, SELFCHECK_PING_INTERVAL_S)
+
+
+def run_checked(network, dropper, entry: dict, plan: dict, setup) -> dict:
+    """`run_one`, repeated while the guest waited on the host during the measurement.
+
+    The blast tools count the VM's 9p interrupts between their clock's start and stop
+    (``host_io_irqs``; -1 where nothing is counted: on the host, or a ping). A run with any
+    is rejected: in dilated time the guest's clock may have jumped during the wait. The last
+    attempt is kept either way, with ``clock_check`` saying whether it passed."""
+    rejected = []
+    for attempt in range(1, MAX_CLOCK_ATTEMPTS + 1):
+        t0 = time.monotonic()
+        out = run_one(network, dropper, entry, plan, setup)
+        wall = round(time.monotonic() - t0, 3)
+        io = out.get("mininet", {}).get("host_io_irqs", -1)
+        if io <= 0 or attempt == MAX_CLOCK_ATTEMPTS:
+            break
+        log(f"mininet: run {entry['point']} rep {entry['repetition']}: {io} host I/O "
+            f"request(s) during the measurement; repeating (attempt {attempt + 1})")  # fmt: skip
+        rejected.append({"attempt": attempt, "failed": ["clock"], "host_io_irqs": io,
+                         "metrics": out["metrics"], "wall_s": wall})  # fmt: skip
+    out["wall_s"] = wall
+    out["clock_check"] = {
+        "ok": None if io < 0 else io == 0,
+        "host_io_irqs": None if io < 0 else io,
+        "attempts": attempt,
+        "rejected": rejected,
+    }
+    return out
+
+
+def _tool_versions() -> dict[str, str]:
+    out = {}
+    for name, argv in (
+        ("tc", ["tc", "-V"]),
+        ("iptables", ["iptables", "-V"]),
+        ("ping", ["ping", "-V"]),
+    ):
+        with contextlib.suppress(OSError):
+            p = subprocess.run(argv, capture_output=True, text=True)
+            out[name] = (
+                (p.stdout or p.stderr).strip().splitlines()[0] if p.stdout or p.stderr else ""
+            )
+    with contextlib.suppress(Exception):
+        import mininet.net
+
+        out["mininet"] = getattr(mininet.net, "VERSION", "")
+    return out

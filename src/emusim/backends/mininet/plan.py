@@ -1,0 +1,237 @@
+"""What a Mininet batch runs, computed on the host: the runs of a scenario at a scale with one
+TCP profile, each run's file, whether a point draws random numbers, and where the batch runs
+(this machine or a VM booting Debian's kernel). Also the batch's constants (self-check sizes,
+caps) that the executor and the batch writer share.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from emusim.backends.mininet.host import capabilities
+from emusim.backends.mininet.topology import Topology, new_batch_id
+from emusim.linux.dropper import DROPPER_IMPLS, dropper_active
+from emusim.linux.tcp import check_profile, tcp_setup
+
+BACKEND = "mininet"
+LINE_PREFIX = "EMUSIM-"
+PLACES = ("auto", "host", "vm")
+DEFAULT_TCP_CAP_S = 3600.0
+"""Wall-clock cap of a TCP run whose scenario sets no `cap_s`."""
+SELFCHECK_WRITES = 40000
+"""The self-check's TCP blast: 4.9 s at 100 Mb/s, so that its handshake and slow start
+(about 8 ms in dilated time) cost less than 0.2 % of line rate against a tolerance of 0.5 %."""
+SELFCHECK_SEGMENT_B = 1448
+"""The self-check's write size: one full segment (MSS 1460 less the 12-byte timestamp option)."""
+SELFCHECK_WINDOW_B = 65535
+"""The self-check's blast advertises at most this window (TCP_WINDOW_CLAMP), rounded down to
+whole segments and window-scale units (`selfcheck_window_b`: linux-2.2's 31 856 B stays,
+linux-6.1 gets 46 336 B, 32 segments): far above the path's bandwidth-delay product (under
+6 KB at 100 Mb/s without added delay) and below any of its 100-packet queues. The self-check
+measures whether the emulator carries the link's rate; a profile's own large buffers
+(linux-6.1: 4 MiB) would otherwise overflow the sender's 100-packet queue (91
+retransmissions, 0.86 of line rate measured with CUBIC), which is TCP's behaviour on that
+topology, the same in ns-3, not the emulator's."""
+SELFCHECK_PING_SIZES = (56, 256, 1408, 1472)
+SELFCHECK_PING_COUNT = 5
+SELFCHECK_PING_INTERVAL_S = 0.05
+WARMUP_WRITES = 2000
+"""A discarded TCP blast (and one echo per size) before the calibration: every program and
+Python module a run uses is loaded, and every code path taken once, before any clock runs."""
+MAX_CLOCK_ATTEMPTS = 3
+"""A run during whose measurement the guest waited on the host's file system is repeated, at
+most this many attempts in all (the rejected ones are recorded with the accepted run)."""
+VM_CPUS = 1
+"""Virtual CPUs of the batch VM. Under software emulation (TCG) one vCPU forwards faster than
+two (measured: 0.41-0.61 of line rate against 0.22-0.34 with two, on 2 busy host cores):
+the namespaces' packet path needs no parallelism, and two vCPUs add cross-CPU work."""
+
+
+class BatchError(RuntimeError):
+    """The batch cannot run as asked; the message says why."""
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# --- plan: what a batch runs, computed on the host --------------------------------------------
+
+
+def one_way_delay_us(settings: dict, delay_json: Path | None) -> float:
+    delay = settings["topology"]["delay"]
+    if delay != "measured":
+        return float(delay)
+    if delay_json is None:
+        raise BatchError("the scenario's delay is 'measured': give --delay-json (the fitted file)")
+    try:
+        return float(json.loads(Path(delay_json).read_text())["one_way_delay_us"])
+    except (OSError, KeyError, ValueError) as err:
+        raise BatchError(f"cannot read one_way_delay_us from {delay_json}: {err}") from None
+
+
+def run_path(results_dir: Path, scenario: str, profile: str, point: str, rep: int) -> Path:
+    return results_dir / BACKEND / scenario / profile / point / f"run{rep}.json"
+
+
+def make_plan(
+    scenario,
+    profile: str,
+    delay_us: float,
+    dropper_impl: str,
+    results_dir: Path,
+    selfcheck: bool = True,
+    repetitions: int | None = None,
+    point_stride: int = 1,
+    repeat_deterministic: bool = True,
+) -> dict:
+    """Everything the executor needs (it does not load the scenario again).
+
+    ``repetitions`` (at most the scenario's) and ``point_stride`` thin the design: every
+    ``point_stride``-th value of the first sweep axis (`Scenario.thinned_points`). Without
+    ``repeat_deterministic`` a point that draws no random numbers (`point_is_random`) runs
+    once, as ns-3's do: in dilated time such a point repeats to within 0.03 %
+    (docs/mininet.md, "Dilated time").
+    """
+    from emusim import variants as tcp_variants  # on the host only: the guest gets the plan
+
+    check_profile(profile)
+    if repetitions is not None and repetitions < 1:
+        raise BatchError(f"--repetitions {repetitions}: must be at least 1")
+    if point_stride < 1:
+        raise BatchError(f"--point-stride {point_stride}: must be at least 1")
+    points = scenario.thinned_points(point_stride)
+    reps = min(repetitions or scenario.repetitions, scenario.repetitions)
+    if dropper_impl not in DROPPER_IMPLS:
+        raise BatchError(f"--dropper-impl {dropper_impl!r}; accepted: {', '.join(DROPPER_IMPLS)}")
+    topo = Topology.from_settings(scenario.settings["topology"])
+    runs, skipped, not_implemented = [], [], []
+    ccs: dict[str, dict] = {}
+    for point in points:
+        cc = None
+        if point.variant is not None:
+            variant = tcp_variants.get(point.variant)
+            if variant.linux is None:
+                not_implemented.append(
+                    {"point": point.id, "variant": variant.name,
+                     "reason": tcp_variants.not_implemented(variant, BACKEND)}
+                )  # fmt: skip
+                continue
+            cc = variant.linux.congestion_control
+            _add_congestion_control(ccs, variant)
+        point_reps = reps if repeat_deterministic or point_is_random(point, cc) else 1
+        for rep in range(1, point_reps + 1):
+            path = run_path(results_dir, scenario.name, profile, point.id, rep)
+            entry = {
+                "point": point.id,
+                "params": point.values,
+                "repetition": rep,
+                "workload": point.workload,
+                "dropper": point.dropper,
+                "link": point.link,
+                "variant": point.variant,
+                "congestion_control": cc,
+                "path": str(path),
+            }
+            (skipped if path.exists() else runs).append(entry)
+    return {
+        "scenario": scenario.name,
+        "scenario_path": str(scenario.path),
+        "scale": scenario.scale,
+        "profile": profile,
+        "delay_us": delay_us,
+        "topology": topo.__dict__,
+        "cap_s": float(scenario.settings.get("cap_s", DEFAULT_TCP_CAP_S)),
+        "dropper_impl": dropper_impl,
+        "selfcheck": selfcheck,
+        "batch_id": new_batch_id(),
+        "runs": runs,
+        "skipped": skipped,
+        "not_implemented": not_implemented,
+        "congestion_controls": ccs,
+    }
+
+
+RANDOMISED_CONGESTION_CONTROLS = frozenset({"bbr"})
+"""Algorithms that draw random numbers themselves: BBR starts its gain cycle at a random
+phase (net/ipv4/tcp_bbr.c, bbr_reset_probe_bw_mode)."""
+
+
+def point_is_random(point, congestion_control: str | None = None) -> bool:
+    """Whether a point's runs differ by chance in dilated time: a random dropper, a link
+    that loses at random, a congestion control that draws random numbers, or a UDP flood
+    (the router-forwarding fit reads its run-to-run spread). A TCP or UDP blast or a ping
+    sweep through a regular dropper or none repeats to the microsecond: measured, the 5
+    repetitions of regular-drop's quick points agreed within 0.03 % (docs/mininet.md)."""
+    return (
+        point.is_random
+        or congestion_control in RANDOMISED_CONGESTION_CONTROLS
+        or point.workload["kind"] == "udp-flood"
+    )
+
+
+def _add_congestion_control(ccs: dict[str, dict], variant) -> None:
+    """Record what the variant's congestion control needs loaded; two variants of a batch may
+    share one only with the same module parameters (they are kernel-wide)."""
+    linux = variant.linux
+    spec = {"module": linux.module, "module_parameters": dict(linux.module_parameters)}
+    known = ccs.setdefault(linux.congestion_control, spec)
+    if known != spec:
+        raise BatchError(
+            f"variant {variant.name}: congestion control {linux.congestion_control!r} with "
+            f"{spec} differs from another variant's {known} in the same batch; module "
+            "parameters are kernel-wide, so these variants need separate batches"
+        )
+
+
+def needs_link(plan: dict) -> bool:
+    """Whether the batch impairs a link (a topology with router2): netem is needed."""
+    return any(r.get("link") is not None for r in plan["runs"])
+
+
+def variant_modules(plan: dict) -> dict[str, str | None]:
+    """Congestion control → kernel module, of every TCP variant the batch runs."""
+    return {cc: spec["module"] for cc, spec in plan.get("congestion_controls", {}).items()}
+
+
+def scenario_dropper_impl(scenario, cli_value: str | None) -> str:
+    """--dropper-impl, else the scenario's impairment.dropper.impl, else auto."""
+    if cli_value:
+        return cli_value
+    return scenario.settings["impairment"]["dropper"].get("impl", "auto")
+
+
+def needs_dropper(plan: dict) -> bool:
+    return any(dropper_active(r["dropper"]) for r in plan["runs"])
+
+
+def congestion_control(profile: str) -> str | None:
+    return tcp_setup(profile).sysctls.get("net.ipv4.tcp_congestion_control")
+
+
+def decide_place(plan: dict, place: str, caps=None) -> tuple[str, str]:
+    """("host" or "vm", why). A forced host that lacks something is an error naming it."""
+    pass  # __DROPPED__
+
+    if place == "vm":
+        return "vm", "asked for (--place vm)"
+    if caps is None:
+        caps = capabilities(congestion_control(plan["profile"]), variant_modules(plan))
+    impl = plan["dropper_impl"] if needs_dropper(plan) else "auto"
+    missing = caps.missing(
+        plan["delay_us"], congestion_control(plan["profile"]), impl, variant_modules(plan),
+        needs_link(plan),
+    )  # fmt: skip
+    if any(spec["module_parameters"] for spec in plan.get("congestion_controls", {}).values()):
+        missing.append("a kernel of its own for module parameters (they are kernel-wide)")
+    if not missing:
+        return "host", f"kernel {caps.kernel_release} has what the batch needs"
+    what = "; ".join(missing)
+    if place == "host":
+        raise BatchError(
+            f"--place host: this machine's kernel {caps.kernel_release} lacks {what}. "
+            "Use --place vm (or auto) to run in a VM booting Debian's kernel"
+        )
+    return "vm", f"kernel {caps.kernel_release} lacks {what}"
