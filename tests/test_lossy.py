@@ -4,7 +4,7 @@ per-variant table, the paper's numbers and the figures."""
 import pandas as pd
 import pytest
 
-from emusim import lossy, plots
+from emusim import lossy, plots_lossy
 from emusim import paper_numbers as pn
 from emusim.compare import compare_backends, run_status
 
@@ -125,10 +125,10 @@ def test_the_paper_numbers_of_the_study(comparison):
 
 def test_the_figures_draw(tmp_path, comparison):
     variants = ["htcp", "newreno", "cdg"]
-    paths = plots.fig_lossy_goodput(_stats(), tmp_path / "goodput", variants, comparison)
+    paths = plots_lossy.fig_lossy_goodput(_stats(), tmp_path / "goodput", variants, comparison)
     assert all(p.stat().st_size > 1000 for p in paths)
-    paths = plots.fig_lossy_ns3_vs_mininet(comparison, tmp_path / "scatter", variants)
+    paths = plots_lossy.fig_lossy_ns3_vs_mininet(comparison, tmp_path / "scatter", variants)
     assert all(p.stat().st_size > 1000 for p in paths)
     # the same tables give the same bytes
-    again = plots.fig_lossy_ns3_vs_mininet(comparison, tmp_path / "again", variants)
+    again = plots_lossy.fig_lossy_ns3_vs_mininet(comparison, tmp_path / "again", variants)
     assert paths[0].read_bytes() == again[0].read_bytes()

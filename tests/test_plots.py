@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from emusim import compare, plots, reference, stats
+from emusim import compare, plots, plotting, reference, stats
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -116,13 +116,13 @@ def test_throughput_band_maps_elapsed_sd_to_throughput():
          "drop_rate": 0.1, "metric": ["elapsed_s", "throughput_report_Bps"],
          "mean": [10.0, 1526e4], "sd_pop": [2.0, float("nan")]}
     )  # fmt: skip
-    band = plots.throughput_band(table).iloc[0]
+    band = plotting.throughput_band(table).iloc[0]
     assert band["low"] == pytest.approx(1526e4 * 10 / 12)
     assert band["high"] == pytest.approx(1526e4 * 10 / 8)
 
 
 def test_styles_colour_by_backend_marker_by_profile():
-    styles = plots.series_styles(
+    styles = plotting.series_styles(
         [("hardware", "ref"), ("ns3", "linux22"), ("ns3", "modern"), ("mininet", "modern")]
     )
     assert styles[("hardware", "ref")]["marker"] == "o"
@@ -134,8 +134,8 @@ def test_styles_colour_by_backend_marker_by_profile():
     assert styles[("ns3", "modern")]["label"] == "ns3, modern"
     # a profile keeps its style when another is absent, given the study's profile order
     order = ["ref", "linux22", "modern"]
-    full = plots.series_styles([("ns3", "linux22"), ("ns3", "modern")], profile_order=order)
-    alone = plots.series_styles([("hardware", "ref"), ("ns3", "modern")], profile_order=order)
+    full = plotting.series_styles([("ns3", "linux22"), ("ns3", "modern")], profile_order=order)
+    alone = plotting.series_styles([("hardware", "ref"), ("ns3", "modern")], profile_order=order)
     assert alone[("ns3", "modern")] == full[("ns3", "modern")]
     assert alone[("hardware", "ref")]["marker"] == "o"
 

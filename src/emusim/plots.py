@@ -1,205 +1,37 @@
-"""The report's figures, redrawn from the statistics, comparison and per-run tables.
+"""The 2001 report's figures, redrawn from the statistics, comparison and per-run tables.
 
 Every ``fig…`` function takes the tables and an output path stem, writes ``{stem}.pdf`` and
-``{stem}.png`` and returns their paths. Figures are built on `matplotlib.figure.Figure`
-(no pyplot, no global backend state) and saved with fixed DPI and no creation date, so the
-same tables give the same bytes.
-
-A series is one (backend, profile). Its colour says the backend (the same in every figure);
-its marker and line style say the profile: profiles of one backend take the styles in
-``profile_order`` (default: alphabetical) order, so pass the study's profile list to keep a
-profile's style fixed across figures that show different subsets.
+``{stem}.png`` and returns their paths (emusim.plotting: colours, styles, save).
 """
 
 from __future__ import annotations
 
-import textwrap
-import zlib
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import matplotlib as mpl
-import matplotlib.colors as mcolors
 import numpy as np
 import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 from matplotlib.ticker import PercentFormatter
 
 from emusim import tcptrace
-from emusim.backends import BACKENDS
-from emusim.compare import axis_values
+from emusim.plotting import (
+    DROP_RATE_LABEL,
+    METRIC_LABELS,
+    THROUGHPUT_LABEL,
+    errorbar,
+    figure_style,
+    metric_rows,
+    save_figure,
+    series_of,
+    series_styles,
+    throughput_band,
+    tint,
+    x_values,
+)
 from emusim.stats import STALL_FACTOR, stalled_runs
-
-#: Resolution of the PNGs (dots per inch).
-DPI = 200
-#: Colours of the backends (Okabe–Ito, colour-blind safe); the reference is black.
-BACKEND_COLORS = {name: b.color for name, b in BACKENDS.items()}
-#: Colours for backends not listed above, picked by a stable hash of the name.
-_SPARE_COLORS = ("#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
-#: Marker and line style of a backend's first, second, … profile.
-PROFILE_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
-PROFILE_LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 2)))
-#: Where the report's accounting counts 1526 bytes per frame (docs/results-schema.md).
-THROUGHPUT_LABEL = "Throughput (10⁶ B/s, 1526 B per frame)"
-DROP_RATE_LABEL = "Drop rate (fraction of packets to the receiver)"
-#: How a metric is named in axis labels.
-METRIC_LABELS = {
-    "throughput_report_Bps": "throughput",
-    "throughput_wire_Bps": "wire throughput",
-    "elapsed_s": "elapsed time",
-    "packets_dropped": "packets dropped",
-    "rtt_us": "RTT",
-}
-
-_RC = {
-    "svg.hashsalt": "emusim",
-    "savefig.dpi": DPI,
-    "pdf.fonttype": 42,
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "legend.fontsize": 8,
-    "legend.framealpha": 0.9,
-    "lines.linewidth": 1.3,
-    "lines.markersize": 4,
-    "errorbar.capsize": 2,
-}
-
-
-# --- styles ------------------------------------------------------------------------------------
-
-
-def backend_color(backend: str) -> str:
-    """The colour of a backend: fixed for the three known ones, a stable pick for others."""
-    if backend in BACKEND_COLORS:
-        return BACKEND_COLORS[backend]
-    return _SPARE_COLORS[zlib.crc32(backend.encode()) % len(_SPARE_COLORS)]
-
-
-def _tint(color: str, amount: float) -> tuple[float, float, float]:
-    """``color`` mixed with white; amount 0 is the colour, 1 is white."""
-    rgb = np.array(mcolors.to_rgb(color))
-    return tuple(rgb + (1.0 - rgb) * amount)
-
-
-def series_styles(
-    pairs: Iterable[tuple[str, str]],
-    profile_order: Sequence[str] | None = None,
-    reference_backend: str = "hardware",
-) -> dict[tuple[str, str], dict[str, object]]:
-    """Matplotlib keyword arguments (color, marker, linestyle, label) per (backend, profile).
-
-    Colour is the backend's. Marker and line style follow the profile's place in
-    ``profile_order`` (then the remaining profiles alphabetically), counted over all
-    non-reference backends, so a profile looks the same in mininet and ns3; the reference
-    backend's profiles are counted on their own, so the reference is solid with circles.
-    """
-    pairs = list(dict.fromkeys(tuple(pair) for pair in pairs))
-
-    def ordered(profiles: set[str], keep_absent: bool) -> list[str]:
-        # With keep_absent the whole given order counts, so a profile's place never shifts.
-        given = [p for p in dict.fromkeys(profile_order or ()) if keep_absent or p in profiles]
-        return given + sorted(profiles - set(given))
-
-    ref_profiles = ordered({p for b, p in pairs if b == reference_backend}, keep_absent=False)
-    other_profiles = ordered({p for b, p in pairs if b != reference_backend}, keep_absent=True)
-    styles: dict[tuple[str, str], dict[str, object]] = {}
-    for backend, profile in pairs:
-        order = ref_profiles if backend == reference_backend else other_profiles
-        i = order.index(profile)
-        color = mcolors.to_rgb(backend_color(backend))
-        styles[(backend, profile)] = {
-            "color": _tint(backend_color(backend), min(0.45, 0.2 * (i // 2))) if i > 1 else color,
-            "marker": PROFILE_MARKERS[i % len(PROFILE_MARKERS)],
-            "linestyle": PROFILE_LINESTYLES[i % len(PROFILE_LINESTYLES)],
-            "label": f"{backend}, {profile}",
-        }
-    return styles
-
-
-# --- helpers -----------------------------------------------------------------------------------
-
-
-@contextmanager
-def _style():
-    with sns.axes_style("whitegrid"), mpl.rc_context(_RC):
-        yield
-
-
-def _save(fig: Figure, stem: str | Path) -> list[Path]:
-    """Write ``{stem}.pdf`` and ``{stem}.png`` reproducibly; return their paths."""
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    pdf, png = stem.with_name(stem.name + ".pdf"), stem.with_name(stem.name + ".png")
-    fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None})
-    fig.savefig(png, dpi=DPI, metadata={"Software": None})
-    return [pdf, png]
-
-
-def _x(frame: pd.DataFrame, x: str) -> pd.Series:
-    """The sweep axis ``x`` of a table: its column, or parsed from the point ids."""
-    if x in frame.columns:
-        return pd.to_numeric(frame[x], errors="coerce")
-    values = axis_values(frame["point"], x)
-    if values.isna().all():
-        raise ValueError(
-            f"axis {x!r} is neither a column nor in the point ids ({list(frame['point'][:3])})"
-        )
-    return pd.to_numeric(values, errors="coerce")
-
-
-def _metric_rows(stats: pd.DataFrame, metric: str, x: str) -> pd.DataFrame:
-    """The rows of one metric with the axis as column ``_x``, sorted by it within a series."""
-    rows = stats[stats["metric"] == metric]
-    if rows.empty:
-        raise ValueError(
-            f"metric {metric!r} is not in the statistics table; it has "
-            f"{sorted(set(stats['metric']))}"
-        )
-    return rows.assign(_x=_x(rows, x)).sort_values("_x", kind="stable")
-
-
-def _series(frame: pd.DataFrame) -> Iterable[tuple[tuple[str, str], pd.DataFrame]]:
-    """(backend, profile) and its rows, in order of first appearance."""
-    yield from frame.groupby(["backend", "profile"], sort=False)
-
-
-def throughput_band(
-    stats: pd.DataFrame, x: str = "drop_rate", metric: str = "throughput_report_Bps"
-) -> pd.DataFrame:
-    """The throughput rows of a statistics table with ``low`` and ``high``: the throughput at
-    mean elapsed time + and − its population SD (the report's Var), and the axis as ``_x``.
-
-    Throughput is frame bytes × writes / mean elapsed, so elapsed mean ± SD maps to
-    throughput × mean / (mean ± SD): the band the report's Var spans, asymmetric as it should
-    be. ``high`` is NaN where the SD reaches the mean (no finite bound).
-    """
-    tput = _metric_rows(stats, metric, x)
-    keys = ["scenario", "backend", "profile", "point"]
-    elapsed = stats[stats["metric"] == "elapsed_s"][[*keys, "mean", "sd_pop"]]
-    elapsed = elapsed.rename(columns={"mean": "elapsed_mean", "sd_pop": "elapsed_sd"})
-    out = tput.merge(elapsed, on=keys, how="left")
-    lo = out["elapsed_mean"] + out["elapsed_sd"]
-    hi = (out["elapsed_mean"] - out["elapsed_sd"]).where(lambda s: s > 0)
-    out["low"] = out["mean"] * out["elapsed_mean"] / lo
-    out["high"] = out["mean"] * out["elapsed_mean"] / hi
-    return out
-
-
-def _errorbar(
-    ax: Axes, rows: pd.DataFrame, style: Mapping[str, object], scale: float = 1.0, **kwargs
-) -> None:
-    """Means with (low, high) error bars, where the rows have them."""
-    y = rows["mean"].to_numpy(dtype=float) / scale
-    low = rows["low"].to_numpy(dtype=float) / scale if "low" in rows else np.full_like(y, np.nan)
-    high = rows["high"].to_numpy(dtype=float) / scale if "high" in rows else np.full_like(y, np.nan)
-    yerr = np.vstack([np.nan_to_num(y - low), np.nan_to_num(high - y)])
-    opts = {**style, **kwargs}
-    ax.errorbar(rows["_x"].to_numpy(dtype=float), y, yerr=yerr, elinewidth=0.8, **opts)
-
 
 # --- figures -----------------------------------------------------------------------------------
 
@@ -220,18 +52,18 @@ def fig3_1_rtt_vs_size(
     """
     if error not in ("sd_pop", "ci95"):
         raise ValueError(f"error={error!r}; accepted: 'sd_pop', 'ci95'")
-    rows = _metric_rows(stats, metric, x)
+    rows = metric_rows(stats, metric, x)
     if error == "sd_pop":
         rows = rows.assign(low=rows["mean"] - rows["sd_pop"], high=rows["mean"] + rows["sd_pop"])
     else:
         rows = rows.assign(low=rows["ci95_low"], high=rows["ci95_high"])
     styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(6.4, 4.2), layout="constrained")
         ax = fig.add_subplot()
-        for key, series in _series(rows):
-            _errorbar(ax, series, styles[key], linestyle="none", markersize=4.5)
-        sizes = np.linspace(0.0, float(rows["_x"].max()) * 1.03, 2)
+        for key, series in series_of(rows):
+            errorbar(ax, series, styles[key], linestyle="none", markersize=4.5)
+        sizes = np.linspace(0.0, float(rows["x_values"].max()) * 1.03, 2)
         fit_styles = ((0, (4, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), "-.")
         for i, (label, (slope, intercept)) in enumerate((fits or {}).items()):
             ax.plot(
@@ -248,7 +80,7 @@ def fig3_1_rtt_vs_size(
         bars = "± population SD" if error == "sd_pop" else "95 % CI"
         ax.set_title(f"Figure 3.1: RTT vs ICMP request size (mean {bars})")
         ax.legend(loc="upper left")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 def _throughput_vs_rate(
@@ -263,20 +95,20 @@ def _throughput_vs_rate(
 ) -> list[Path]:
     rows = throughput_band(stats, x, metric)
     styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(6.4, 4.2), layout="constrained")
         ax = fig.add_subplot()
-        for key, series in _series(rows):
-            _errorbar(ax, series, styles[key], scale=1e6)
+        for key, series in series_of(rows):
+            errorbar(ax, series, styles[key], scale=1e6)
         if analytic is not None:
-            _analytic_curves(ax, analytic, x_max=float(rows["_x"].max()))
+            _analytic_curves(ax, analytic, x_max=float(rows["x_values"].max()))
         ax.set_xlabel(x_label)
         ax.set_ylabel(THROUGHPUT_LABEL)
         ax.set_ylim(bottom=0)
         ax.set_xlim(left=0)
         ax.set_title(title)
         ax.legend(loc="upper right", title="error bars: elapsed ± population SD")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 ANALYTIC_STYLES = {"Mathis": {"linestyle": ":", "color": "0.15"}, "PFTK": {"linestyle": "--"}}
@@ -363,8 +195,8 @@ def fig4_3_random_vs_regular(
     markers, regular dropping with open ones.
     """
     frames = {
-        "random": _metric_rows(random_stats, metric, x),
-        "regular": _metric_rows(regular_stats, metric, x),
+        "random": metric_rows(random_stats, metric, x),
+        "regular": metric_rows(regular_stats, metric, x),
     }
     pairs = [
         key
@@ -372,17 +204,17 @@ def fig4_3_random_vs_regular(
         for key in rows[["backend", "profile"]].itertuples(index=False)
     ]
     styles = series_styles(pairs, profile_order)
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(6.4, 4.2), layout="constrained")
         ax = fig.add_subplot()
         for dropper, rows in frames.items():
-            for key, series in _series(rows):
+            for key, series in series_of(rows):
                 style = dict(styles[key])
                 style["linestyle"] = "-" if key[0] == reference_backend else "--"
                 style["label"] = f"{style['label']}: {dropper}"
                 face = style["color"] if dropper == "random" else "white"
                 ax.plot(
-                    series["_x"],
+                    series["x_values"],
                     series["mean"] / 1e6,
                     markerfacecolor=face,
                     markeredgewidth=1.0,
@@ -395,7 +227,7 @@ def fig4_3_random_vs_regular(
         ax.set_xlim(left=0)
         ax.set_title("Figure 4.3: random vs regular dropping")
         ax.legend(loc="center right")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 def fig5_1_exp_vs_sim(
@@ -415,15 +247,15 @@ def fig5_1_exp_vs_sim(
     styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
     ref = rows[rows["backend"] == reference_backend]
     others = [b for b in pd.unique(rows["backend"]) if b != reference_backend] or [None]
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(4.2 * len(others) + 1.0, 4.2), layout="constrained")
         axes = fig.subplots(1, len(others), sharex=True, sharey=True, squeeze=False)[0]
         for ax, backend in zip(axes, others, strict=True):
-            for key, series in _series(ref):
-                _errorbar(ax, series, styles[key], scale=1e6)
+            for key, series in series_of(ref):
+                errorbar(ax, series, styles[key], scale=1e6)
             if backend is not None:
-                for key, series in _series(rows[rows["backend"] == backend]):
-                    _errorbar(ax, series, styles[key], scale=1e6)
+                for key, series in series_of(rows[rows["backend"] == backend]):
+                    errorbar(ax, series, styles[key], scale=1e6)
             ax.set_title(f"{reference_backend} vs {backend}" if backend else reference_backend)
             ax.set_xlabel(DROP_RATE_LABEL)
             ax.legend(loc="upper right")
@@ -431,7 +263,7 @@ def fig5_1_exp_vs_sim(
         axes[0].set_ylim(bottom=0)
         axes[0].set_xlim(left=0)
         fig.suptitle("Figure 5.1: experiment vs simulation,\nrandom dropping")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 def fig5_2_rel_diff(
@@ -448,21 +280,21 @@ def fig5_2_rel_diff(
             f"metric {metric!r} is not in the comparison table; it has "
             f"{sorted(set(comparison['metric']))}"
         )
-    rows = rows.assign(_x=_x(rows, x)).sort_values("_x", kind="stable")
+    rows = rows.assign(x_values=x_values(rows, x)).sort_values("x_values", kind="stable")
     styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(6.4, 4.2), layout="constrained")
         ax = fig.add_subplot()
         ax.axhline(0.0, color="0.3", linewidth=0.8)
-        for key, series in _series(rows):
-            ax.plot(series["_x"], 100.0 * series["rel_diff"], **styles[key])
+        for key, series in series_of(rows):
+            ax.plot(series["x_values"], 100.0 * series["rel_diff"], **styles[key])
         ax.set_xlabel(DROP_RATE_LABEL)
         ax.set_ylabel(f"(exp − sim) / exp, {METRIC_LABELS.get(metric, metric)}")
         ax.yaxis.set_major_formatter(PercentFormatter(decimals=0))
         ax.set_xlim(left=0)
         ax.set_title("Figure 5.2: relative difference from the experiment")
         ax.legend(loc="best")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 def _count_label(value: object) -> str:
@@ -499,7 +331,7 @@ def fig4_4_heavy_tail(
     droppers = [d for d in ("regular", "random") if d in set(runs[dropper_col])]
     droppers += sorted(set(runs[dropper_col]) - set(droppers))
     stalls = stalled_runs(runs, ["backend", "profile", x, dropper_col], metric, stall_factor)
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(max(5.6, 3.6 * len(pairs) + 0.8), 5.4), layout="constrained")
         axes = fig.subplots(
             2,
@@ -511,7 +343,7 @@ def fig4_4_heavy_tail(
         )
         for col, key in enumerate(pairs):
             color = styles[key]["color"]
-            palette = {d: _tint(color, 0.55 * i) for i, d in enumerate(droppers)}
+            palette = {d: tint(color, 0.55 * i) for i, d in enumerate(droppers)}
             top, bottom = axes[0, col], axes[1, col]
             mine = runs[(runs["backend"] == key[0]) & (runs["profile"] == key[1])]
             top.set_yscale("log")
@@ -559,7 +391,7 @@ def fig4_4_heavy_tail(
             bottom.set_xlabel("Iterations (writes per run)")
             bottom.set_ylabel(f"Runs > {stall_factor:g}× fastest" if col == 0 else "")
         fig.suptitle("Table 4.4: elapsed time per run with 1 packet in 6 dropped")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 def _label_stall_bars(
@@ -605,7 +437,7 @@ def fig_ablation(
         for k, p in zip(steps["step"], steps["parameter"], strict=True)
     ]
     colors = sns.color_palette("colorblind", n_colors=max(2, rows["scenario"].nunique()))
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(7.2, 4.4), layout="constrained")
         ax = fig.add_subplot()
         for color, (scenario, group) in zip(
@@ -629,7 +461,7 @@ def fig_ablation(
         ax.axhline(0.05, color="0.5", linewidth=0.8, linestyle=":")
         ax.set_title("Calibration ablation: ns-3 defaults → linux-2.2, one parameter at a time")
         ax.legend(loc="best")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 def fig_selfcheck(checks: pd.DataFrame, stem: str | Path) -> list[Path]:
@@ -647,7 +479,7 @@ def fig_selfcheck(checks: pd.DataFrame, stem: str | Path) -> list[Path]:
     ]
     y = np.arange(len(checks))[::-1]
     bad, good = "#D55E00", "#0072B2"
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(9.0, 1.2 + 0.42 * len(checks)), layout="constrained")
         left, right = fig.subplots(1, 2, sharey=True)
         for yi, r in zip(y, checks.itertuples(), strict=True):
@@ -671,7 +503,7 @@ def fig_selfcheck(checks: pd.DataFrame, stem: str | Path) -> list[Path]:
         right.set_xlabel("one-way delay (µs)")
         right.set_title("Fitted delay: ● two-point, □ least squares; | configured")
         fig.suptitle("Mininet self-check per batch (red: outside tolerance)")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 def _sequence_panel(ax: Axes, slots: pd.DataFrame, title: str) -> None:
@@ -763,7 +595,7 @@ def fig4_5_pathology(
     names = list(traces)
     parts = {name: cycle_stretches(slots[name].reset_index(drop=True), stretch) for name in names}
     columns = [(name, kind) for name in names for kind in ("bad", "good") if kind in parts[name]]
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(3.6 * len(columns), 6.8), layout="constrained")
         grid = fig.add_gridspec(2, len(columns), height_ratios=[1.5, 1])
         for j, (name, kind) in enumerate(columns):
@@ -801,146 +633,4 @@ def fig4_5_pathology(
             "waits for a timeout (bad cycle);\none that does not keeps the run at line rate "
             "(good cycle)"
         )
-        return _save(fig, stem)
-
-
-# --- the lossy-link family (issue 8) ------------------------------------------------------------
-
-GOODPUT_LABEL = "Goodput (10⁶ B/s, payload delivered / completion time)"
-LOSS_LABEL = "Random loss per direction on the impaired link"
-
-
-def variant_styles(variants: Sequence[str]) -> dict[str, dict[str, object]]:
-    """Colour, marker and line style per TCP variant, by its place in ``variants`` (the
-    registry's order), so a variant looks the same in every panel and figure."""
-    palette = sns.color_palette("tab20", n_colors=20)
-    return {
-        name: {
-            "color": palette[(2 * i) % 20 if i < 10 else (2 * i + 1) % 20],
-            "marker": PROFILE_MARKERS[i % len(PROFILE_MARKERS)],
-            "linestyle": PROFILE_LINESTYLES[(i // len(PROFILE_MARKERS)) % 3],
-            "label": name,
-        }
-        for i, name in enumerate(variants)
-    }
-
-
-def _partial_cells(compare: pd.DataFrame | None, backend: str) -> set[str]:
-    """Points whose runs on `backend` hit the cap or were aborted (their goodput is a lower
-    bound or missing), from the ns-3-against-Mininet table's status."""
-    if compare is None or compare.empty:
-        return set()
-    status = compare["status"].fillna("").astype(str)
-    hit = status.str.contains(f"{backend}: (?:timeout|aborted)", regex=True)
-    return set(compare.loc[hit, "point"])
-
-
-def fig_lossy_goodput(
-    stats: pd.DataFrame,
-    stem: str | Path,
-    variants: Sequence[str],
-    compare: pd.DataFrame | None = None,
-    backends: Sequence[str] = ("ns3", "mininet"),
-    metric: str = "goodput_Bps",
-) -> list[Path]:
-    """Goodput against loss: a panel per one-way delay (columns) and backend (rows), a line
-    per TCP variant. Log scale: goodput falls by orders of magnitude with loss. A hollow
-    marker is a point where some run hit the cap (its goodput a lower bound)."""
-    rows = _metric_rows(stats, metric, "loss")
-    rows = rows.assign(delay_ms=_x(rows, "delay_ms"), variant=axis_values(rows["point"], "variant"))
-    shown = [b for b in backends if b in set(rows["backend"])]
-    if not shown:
-        raise ValueError(f"no {metric} rows of backends {list(backends)} in the statistics")
-    delays = sorted(rows["delay_ms"].dropna().unique())
-    styles = variant_styles(list(variants) + sorted(set(rows["variant"]) - set(variants)))
-    with _style():
-        width = max(6.4, 2.6 * len(delays) + 1.8)
-        fig = Figure(figsize=(width, 2.5 * len(shown) + 0.9), layout="constrained")
-        axes = fig.subplots(len(shown), len(delays), sharex=True, sharey=True, squeeze=False)
-        for r, backend in enumerate(shown):
-            partial = _partial_cells(compare, backend)
-            for c, delay in enumerate(delays):
-                ax = axes[r][c]
-                mine = rows[(rows["backend"] == backend) & (rows["delay_ms"] == delay)]
-                for variant, series in mine.groupby("variant", sort=False):
-                    style = {k: v for k, v in styles[variant].items() if k != "label"}
-                    ax.plot(series["_x"], series["mean"] / 1e6, label=variant, **style)
-                    cut = series[series["point"].isin(partial)]
-                    ax.plot(cut["_x"], cut["mean"] / 1e6, linestyle="none", marker="o",
-                            markersize=7, mfc="none", color="0.2")  # fmt: skip
-                ax.set_yscale("log")
-                ax.set_title(f"{backend}, {delay:g} ms each way")
-                if r == len(shown) - 1:
-                    ax.set_xlabel(LOSS_LABEL)
-            axes[r][0].set_ylabel(GOODPUT_LABEL if r == 0 else "Goodput (10⁶ B/s)")
-        handles = {}
-        for ax in axes.flat:
-            for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
-                handles.setdefault(label, h)
-        order = [v for v in styles if v in handles]
-        fig.legend([handles[v] for v in order], order, loc="outside right upper", title="variant")
-        fig.suptitle("Goodput per TCP variant (○: a run hit the cap)")
-        return _save(fig, stem)
-
-
-def fig_lossy_ns3_vs_mininet(
-    compare: pd.DataFrame,
-    stem: str | Path,
-    variants: Sequence[str],
-    metric: str = "goodput_Bps",
-    reference: str = "mininet",
-    other: str = "ns3",
-) -> list[Path]:
-    """ns-3 against Mininet per TCP variant: one panel each, every (delay, loss) cell a point
-    at (ns-3's goodput, Mininet's), the diagonal where they agree; colour says the loss, the
-    marker the delay. A variant one backend lacks says so in its panel."""
-    rows = compare[compare["metric"] == metric].copy()
-    rows["variant"] = axis_values(rows["point"], "variant")
-    names = [v for v in variants if v in set(rows["variant"])]
-    names += sorted(set(rows["variant"]) - set(names))
-    losses = sorted(_x(rows, "loss").dropna().unique())
-    delays = sorted(_x(rows, "delay_ms").dropna().unique())
-    colors = dict(zip(losses, sns.color_palette("viridis", n_colors=len(losses)), strict=True))
-    markers = dict(zip(delays, PROFILE_MARKERS, strict=False))
-    finite = rows[[reference, other]].to_numpy(dtype=float)
-    finite = finite[np.isfinite(finite) & (finite > 0)] / 1e6
-    lo, hi = (finite.min() / 1.5, finite.max() * 1.5) if finite.size else (0.01, 100)
-    ncols = min(6, max(1, len(names)))
-    nrows = -(-len(names) // ncols)
-    with _style():
-        fig = Figure(figsize=(2.1 * ncols + 1.6, 2.1 * nrows + 0.6), layout="constrained")
-        axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
-        for ax, variant in zip(axes.flat, names, strict=False):
-            mine = rows[rows["variant"] == variant]
-            ax.plot([lo, hi], [lo, hi], color="0.6", linewidth=0.8)
-            both = mine[np.isfinite(mine[reference]) & np.isfinite(mine[other])]
-            for cell in both.itertuples():
-                ax.plot(getattr(cell, other) / 1e6, getattr(cell, reference) / 1e6,
-                        linestyle="none", marker=markers[float(cell.delay_ms)],
-                        color=colors[float(cell.loss)])  # fmt: skip
-            if both.empty:
-                why = mine["status"].iloc[0] if len(mine) else "no cells"
-                ax.text(0.5, 0.5, _wrap(why, 28), transform=ax.transAxes, ha="center",
-                        va="center", fontsize=6.5, color="0.3")  # fmt: skip
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_xlim(lo, hi)
-            ax.set_ylim(lo, hi)
-            ax.set_title(variant)
-        for ax in list(axes.flat)[len(names) :]:
-            ax.set_visible(False)
-        for ax in axes[-1]:
-            ax.set_xlabel(f"{other} goodput (10⁶ B/s)")
-        for ax in axes[:, 0]:
-            ax.set_ylabel(f"{reference} goodput (10⁶ B/s)")
-        handles = [
-            Line2D([], [], color=colors[v], marker="o", linestyle="none") for v in losses
-        ] + [Line2D([], [], color="0.3", marker=markers[d], linestyle="none") for d in delays]
-        labels = [f"loss {v:g}" for v in losses] + [f"delay {d:g} ms" for d in delays]
-        fig.legend(handles, labels, loc="outside right upper")
-        fig.suptitle(f"{other} against {reference} per TCP variant (diagonal: equal goodput)")
-        return _save(fig, stem)
-
-
-def _wrap(text: str, width: int) -> str:
-    return "\n".join(textwrap.wrap(str(text), width))
+        return save_figure(fig, stem)

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
 from emusim import forwarding
-from emusim.plots import BACKEND_COLORS, _save, _style, backend_color
+from emusim.plotting import BACKEND_COLORS, backend_color, figure_style, save_figure
 
 #: quantity -> (metric, axis label, scale to plot, log y)
 QUANTITIES = {
@@ -80,7 +80,7 @@ def fig_quantity(
     payloads = sorted(int(p) for p in rows["payload_B"].unique())
     backends = [b for b in SERIES if b in set(rows["backend"])]
     backends += sorted(set(rows["backend"]) - set(backends))
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(8.0, 4.0), layout="constrained")
         axes = fig.subplots(1, len(forwarding.PATHS), sharey=True, squeeze=False)[0]
         for ax, path in zip(axes, forwarding.PATHS, strict=True):
@@ -120,7 +120,7 @@ def fig_quantity(
                     labels.append(lab)
         fig.legend(handles, labels, loc="outside lower center", ncol=len(labels))
         fig.suptitle(f"{scenario_label}: {label.split(' (')[0].lower()} against payload size")
-        return _save(fig, stem)
+        return save_figure(fig, stem)
 
 
 def fig_fit(fit: Mapping, stem: str | Path) -> list[Path]:
@@ -136,7 +136,7 @@ def fig_fit(fit: Mapping, stem: str | Path) -> list[Path]:
     g = np.array([cost_interval(host, p)[0] for p in grid]) * 1e6
     r = np.array([cost_interval(router, p) for p in grid], dtype=float) * 1e6
     colors = {"direct": SERIES["mininet"]["color"], "routed": "#009E73"}
-    with _style():
+    with figure_style():
         fig = Figure(figsize=(8.0, 3.4), layout="constrained")
         left, right = fig.subplots(1, 2)
         for path in forwarding.PATHS:
@@ -170,4 +170,4 @@ def fig_fit(fit: Mapping, stem: str | Path) -> list[Path]:
             _payload_axis(ax, payloads)
             ax.legend(fontsize=7)
         fig.suptitle(f"Processing model fitted to {fit['backend']} ({fit.get('status', '')})"[:110])
-        return _save(fig, stem)
+        return save_figure(fig, stem)

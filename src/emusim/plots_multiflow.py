@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from emusim import multiflow as mf
-from emusim.plots import _save, _style
+from emusim.plotting import figure_style, save_figure
 
 KINDS = ("throughput", "queue", "throughput_queue", "buffer")
 
@@ -131,7 +131,7 @@ def figure(
             "queue": [(None, "queue")],
             "throughput_queue": [(None, "flows"), (None, "queue")],
         }[kind]
-    with _style():
+    with figure_style():
         fig, axes = plt.subplots(
             len(rows), len(cols), figsize=(2.6 * len(cols) + 0.6, 1.9 * len(rows) + 0.5),
             sharex=True, sharey="row", squeeze=False,
@@ -168,6 +168,6 @@ def figure(
         if queue_axes:
             queue_axes[0].legend(fontsize=6, loc="upper right")
         fig.tight_layout()
-        paths = _save(fig, stem)
+        paths = save_figure(fig, stem)
         plt.close(fig)
     return paths

@@ -9,7 +9,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import plots, tcptrace
+from emusim import plots, plots_lossy, tcptrace
 
 log = _log.setup(snakemake)  # noqa: F821
 inp = snakemake.input  # noqa: F821
@@ -56,9 +56,9 @@ elif snakemake.params.lossy:  # noqa: F821
     variants = snakemake.params.variants  # noqa: F821
     compare = pd.read_csv(inp.compare)
     if kind == "goodput":
-        plots.fig_lossy_goodput(stats(scenario), stem, variants, compare)
+        plots_lossy.fig_lossy_goodput(stats(scenario), stem, variants, compare)
     else:
-        plots.fig_lossy_ns3_vs_mininet(compare, stem, variants)
+        plots_lossy.fig_lossy_ns3_vs_mininet(compare, stem, variants)
 else:
     raise SystemExit(f"no figure called {name}")
 log.info("wrote %s.pdf and .png", stem)
