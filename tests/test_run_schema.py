@@ -10,6 +10,7 @@ runs are refused at write time, naming the file, the key and the value.
 from __future__ import annotations
 
 import copy
+import fnmatch
 import json
 import re
 import sys
@@ -67,7 +68,13 @@ def test_the_schema_is_valid_and_shipped_as_package_data():
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["properties"]["schema_version"] == {"const": runjson.SCHEMA_VERSION}
     setuptools = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert "schemas/*.json" in setuptools["package-data"]["emusim"]
+    globs = setuptools["package-data"]["emusim"]
+    # every schema of the package (this one, the scenario's, the variants', the inventory's)
+    shipped = resources.files("emusim").joinpath("schemas").iterdir()
+    for schema_file in shipped:
+        if schema_file.name.endswith((".json", ".yaml")):
+            where = f"schemas/{schema_file.name}"
+            assert any(fnmatch.fnmatch(where, g) for g in globs), (where, globs)
 
 
 def test_the_doc_names_every_key_and_metric_of_the_schema():

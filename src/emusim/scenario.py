@@ -24,7 +24,7 @@ from emusim.paths import SCENARIO_DIR
 SCALES = ("paper", "quick")
 """`paper` is the report's design exactly; `quick` a documented reduction for tests and CI."""
 
-SCHEMA_PATH = Path(__file__).with_name("schemas_scenario.yaml")
+SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.yaml"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from emusim.backends import BACKENDS
 from emusim.paths import CONFIG_DIR
 
 VARIANTS_PATH = CONFIG_DIR / "tcp_variants.yaml"
-SCHEMA_PATH = Path(__file__).with_name("schemas_variants.yaml")
+SCHEMA_PATH = Path(__file__).parent / "schemas" / "variants.schema.yaml"
 
 SOCKET_TYPE = "ns3::TcpL4Protocol::SocketType"
 """The ns-3 attribute that selects the congestion control of every new TCP socket."""

@@ -1,7 +1,7 @@
 """The testbed inventory: which machines play sender, router and receiver, and how to reach them.
 
 A YAML file (documented example: config/testbed.example.yaml) validated against
-``inventory.schema.yaml``. Errors name the file, the key, the value and what is accepted. A
+``emusim/schemas/inventory.schema.yaml``. Errors name the file, the key, the value and what is accepted. A
 ``password`` key anywhere is refused: the hosts are reached with a key file (and BatchMode,
 so SSH never prompts), and a password must never sit in a file of the study.
 """
@@ -18,7 +18,7 @@ import yaml
 
 from emusim import schema_errors
 
-SCHEMA_PATH = Path(__file__).with_name("inventory.schema.yaml")
+SCHEMA_PATH = Path(__file__).parents[2] / "schemas" / "inventory.schema.yaml"
 ROLES = ("sender", "router", "receiver")
 
 DEFAULT_SSH = {"user": "root", "port": 22}
