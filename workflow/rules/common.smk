@@ -1,6 +1,7 @@
 # Configuration, scenarios and the target list: validated when the workflow loads, before any
 # job runs. Input functions live here too.
 import json
+import math
 import os
 from pathlib import Path
 from glob import glob
@@ -96,6 +97,32 @@ wildcard_constraints:
 def ns3_program(name):
     """The ns-3 program that builds scenario `name`'s topology (three hosts or four)."""
     return f"build/ns3/{ns3mod.program_name(SCENARIOS[name])}"
+
+
+# What one ns-3 run of the multi-flow study costs (docs/multiflow.md, "Cost"): 21.6 s of wall
+# time per simulated second for FAST with 3 flows at 800 Mb/s, growing roughly as the rate
+# squared, and the loss-based variants 6.7 times FAST's (CUBIC 1.2 s against FAST 0.18 s per
+# simulated second at 20 Mb/s). Every other ns-3 run takes at most a minute at paper scale.
+MULTIFLOW_WALL_S_PER_SIM_S_800MBPS = 21.6
+MULTIFLOW_LOSS_BASED_FACTOR = 6.7
+NS3_RUNTIME_MIN = 10
+
+
+def ns3_runtime_min(name):
+    """Minutes a cluster job of one ns-3 run of scenario `name` may take (the SLURM profile's
+    `runtime`; docs/cluster.md): twice the measured cost implies for a multi-flow run, with the
+    loss-based variants' factor, so that a paper-scale run is not killed; 10 for the rest.
+    """
+    s = SCENARIOS[name]
+    if s.workload_kind != "multiflow":
+        return NS3_RUNTIME_MIN
+    w = s.settings["workload"]
+    simulated_s = w["phases"] * w["phase_s"]
+    rate_factor = (s.settings["topology"]["link_rate_Mbps"] / 800) ** 2
+    wall_s = simulated_s * MULTIFLOW_WALL_S_PER_SIM_S_800MBPS * rate_factor
+    return max(
+        NS3_RUNTIME_MIN, math.ceil(2 * wall_s * MULTIFLOW_LOSS_BASED_FACTOR / 60)
+    )
 
 
 def variant_skips(name, backend):

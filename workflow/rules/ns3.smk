@@ -32,6 +32,9 @@ rule ns3_run:
         f"{PREFIX}logs/timing/ns3/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.tsv"
     conda:
         "../envs/emusim.yaml"
+    resources:
+        # a cluster job's time limit: hours for a paper-scale multi-flow run (common.smk)
+        runtime=lambda wc: ns3_runtime_min(wc.scenario),
     params:
         run=_ns3_run,
     shell:
