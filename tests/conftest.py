@@ -2,8 +2,13 @@
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+# Helpers the tests of every tier import (a copy of the workflow, a SLURM cluster, the testbed's
+# guest script): tests/support/.
+sys.path.insert(0, str(Path(__file__).parent / "support"))
 
 from emusim import ns3build
 from emusim.paths import REPO_ROOT

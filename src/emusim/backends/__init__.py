@@ -3,7 +3,7 @@ reads: `hardware` (what the others are measured against: the 2001 tables or a te
 (simulation) and `mininet` (emulation).
 
 Each backend's code is a package here (`reference`, `testbed`, `ns3`, `mininet`). No backend
-imports another (a contract checked by `make test`, tests/test_import_contracts.py): what
+imports another (a contract `make test` checks: `lint-imports`, pyproject.toml): what
 they share lives in neutral modules (emusim.drop_decision, emusim.linux, emusim.runjson,
 emusim.teardown).
 """

@@ -116,7 +116,8 @@ def test_tcp_blast_server_applies_the_window_clamp(tools):
     served = json.loads(server.communicate(timeout=30)[0])
     assert served["completed"] is True and served["bytes_received"] == 4 * 1448
     # The value read back is only reported: this host's 6.18 kernel raises the clamp on its
-    # own (82944 seen); Debian's 6.1 in the VM keeps 31856 (tests/test_mininet.py).
+    # own (82944 seen); Debian's 6.1 in the VM keeps 31856
+    # (tests/integration/mininet/test_mininet.py).
     assert served["window_clamp"] == 31856 and served["window_clamp_read"] > 0
 
 

@@ -348,7 +348,7 @@ def fake_preflight() -> dict:
 def test_tables_have_data_references_columns_and_mark_the_route():
     frames = preflight.tables(fake_preflight(), "preflight.json")
     for name in ("hosts", "interfaces", "routes", "tcp_sysctls"):
-        ref = (Path(__file__).parents[1] / "data/reference" / f"{name}.csv").read_text()
+        ref = (REPO_ROOT / "data/reference" / f"{name}.csv").read_text()
         assert list(frames[name].columns) == ref.splitlines()[0].split(","), name
     hosts = frames["hosts"]
     assert list(hosts["role"]) == ["sender", "router", "receiver"]

@@ -25,7 +25,7 @@ from emusim import forwarding_run, ns3, profiles, runjson
 from emusim import scenario as sc
 from emusim.paths import REPO_ROOT
 
-FIXTURES = Path(__file__).parent / "data" / "runs"
+FIXTURES = Path(__file__).parents[1] / "data" / "runs"
 FIXTURE_FILES = sorted(FIXTURES.glob("*.json"))
 BACKEND_KEY = {"ns3": "ns3", "ns3-model": "ns3", "mininet": "mininet", "hardware": "hardware"}
 """The key under provenance that holds what the backend's own program said about the run."""

@@ -1,8 +1,8 @@
 """Run in the VM by test_testbed_vm.py: the virtual testbed with the real dropper module.
 
-    python tests/testbed_guest.py snakemake --root COPY --module dropper.ko --work DIR \
+    python tests/support/testbed_guest.py snakemake --root COPY --module dropper.ko --work DIR \
         -- SNAKEMAKE_ARGS...
-    python tests/testbed_guest.py build --work DIR
+    python tests/support/testbed_guest.py build --work DIR
 
 ``snakemake``: builds the three hosts (network namespaces with their sshd, links shaped by
 netem at 100 Mb/s with the report's delay; the inventory lets the preflight insmod MODULE on

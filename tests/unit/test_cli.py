@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p.stem for p in (REPO / "scenarios").glob("*.yaml"))
 VERBS = ("list", "validate", "points", "run", "show", "paper")
 

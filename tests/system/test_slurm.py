@@ -1,5 +1,5 @@
 """The workflow on a real SLURM cluster (issue 11): a single-node cluster started here
-(tests/slurm_cluster.py: munged, MariaDB, slurmdbd, slurmctld, slurmd), the quick-scale ns-3
+(tests/support/slurm_cluster.py: munged, MariaDB, slurmdbd, slurmctld, slurmd), the quick-scale ns-3
 part run through `--profile workflow/profiles/slurm` (snakemake-executor-plugin-slurm), and the
 same targets run locally in a second copy: the results must be the same bytes.
 

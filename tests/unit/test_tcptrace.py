@@ -95,7 +95,8 @@ def test_ablation_steps_add_one_parameter_each():
             before.profile.ns3_attributes().items()
         )
         if after.parameter.endswith("(stand-in)"):
-            continue  # an earlier model's value, replaced later (tests/test_linux22_profile.py)
+            # an earlier model's value, replaced later (tests/unit/test_linux22_profile.py)
+            continue
         param = next(p for p in own if p.name == after.parameter)
         assert added <= set(param.ns3.items())
         seen.add(after.parameter)

@@ -95,7 +95,7 @@ def test_random_dropper_rate_is_binomial(ns3_programs):
 @pytest.mark.parametrize("profile", ["ns3-default", "ablation-19"])
 def test_deterministic_point_is_the_same_for_every_seed(ns3_programs, profile):
     # profiles without a random attribute; ablation-19 has linux-2.2's classes with the tick
-    # phase at its constant default (linux-2.2 draws it: tests/test_linux22_ns3.py)
+    # phase at its constant default (linux-2.2 draws it: tests/integration/ns3/test_linux22_ns3.py)
     assert not profiles.get(profile).draws_random_numbers()
     point = "drop_rate=0.05+every_n=20"
     a = _run(ns3_programs, "regular-drop", point, profile=profile, scale="quick", rep=1)

@@ -1,6 +1,6 @@
 """The hardware backend on a virtual testbed, end to end through Snakemake, in the VM.
 
-One VM booting Debian's kernel (emusim.vm) runs tests/testbed_guest.py: three network
+One VM booting Debian's kernel (emusim.vm) runs tests/support/testbed_guest.py: three network
 namespaces with their own sshd (netem at 100 Mb/s with the report's delay), the router
 loading the real kernel-dropper/dropper.ko through the preflight (`dropper.load: insmod`), and
 the controller in the VM's root namespace running ``snakemake`` at quick scale with
@@ -81,7 +81,7 @@ def study(tmp_path_factory):
     work = tmp / "guest"
     command = [
         sys.executable,
-        str(REPO_ROOT / "tests" / "testbed_guest.py"),
+        str(REPO_ROOT / "tests" / "support" / "testbed_guest.py"),
         "snakemake",
         "--root",
         str(root),
@@ -163,7 +163,7 @@ def test_statistics_and_the_testbed_tables(study):
 
 def test_the_preflight_builds_and_loads_the_dropper_on_the_router(tmp_path):
     work = tmp_path / "guest"
-    guest = str(REPO_ROOT / "tests" / "testbed_guest.py")
+    guest = str(REPO_ROOT / "tests" / "support" / "testbed_guest.py")
     run = vm.run_in_vm(
         [sys.executable, guest, "build", "--work", str(work)],
         timeout_s=600,

@@ -1,4 +1,5 @@
-"""A real single-node SLURM cluster on this machine, in a private directory (tests/test_slurm.py).
+"""A real single-node SLURM cluster on this machine, in a private directory
+(tests/system/test_slurm.py).
 
 Debian's daemons (tools/setup slurm; tools/apt/slurm.txt), none of them the system's services:
 munged on its own key and socket, MariaDB on its own data directory and socket (no TCP),
@@ -12,7 +13,7 @@ the rest of the machine sees its own /etc/slurm. Pointing the clients at the con
 with SLURM_CONF instead would not do: the executor plugin's job step (in the job) drops every
 SLURM_* variable but the job's identity before it calls srun.
 
-    python tests/slurm_cluster.py DIR    # start one by hand, stop it with Ctrl-C
+    python tests/support/slurm_cluster.py DIR    # start one by hand, stop it with Ctrl-C
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def _write(path: Path, text: str, mode: int = 0o644) -> Path:
 def _slurm_conf(root: Path, ports: dict[str, int], sock: Path) -> str:
     host = socket.gethostname()
     return f"""\
-# A single-node cluster for tests/test_slurm.py (tests/slurm_cluster.py writes it).
+# A single-node cluster for tests/system/test_slurm.py (tests/support/slurm_cluster.py writes it).
 ClusterName={CLUSTER}
 SlurmctldHost={host}(127.0.0.1)
 SlurmctldPort={ports["ctld"]}
