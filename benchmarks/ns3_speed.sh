@@ -22,12 +22,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-$py -m emusim.ns3build >/dev/null
+$py -m emusim.backends.ns3.build >/dev/null
 
 echo "== one 100 000-write transfer ($profile profile), wall seconds"
 PROFILE=$profile $py - <<'PY'
 import os, resource, statistics, subprocess, time
-from emusim import ns3, profiles, scenario
+from emusim import profiles, scenario
+from emusim.backends.ns3 import command as ns3
 s = scenario.load("random-drop", "paper")
 def children_cpu_s():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -10,7 +10,7 @@ import pytest
 # guest script): tests/support/.
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
-from emusim import ns3build
+from emusim.backends.ns3 import build as ns3build
 from emusim.paths import REPO_ROOT
 
 

@@ -368,8 +368,8 @@ def _list_backends(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, extra: list[str]) -> int:
-    from emusim import ns3
     from emusim import scenario as sc
+    from emusim.backends.ns3 import command as ns3
 
     files = args.files or [_shown(p) for p in sorted(paths.SCENARIO_DIR.glob("*.yaml"))]
     known, bad = _known_profiles(), 0
@@ -426,9 +426,10 @@ def cmd_points(args: argparse.Namespace, extra: list[str]) -> int:
 
 def _ns3_runs(s, points, profile_names: list[str], results: str) -> list[str]:
     """The run JSONs of `points` (workflow/rules/common.smk, ns3_run_paths): each profile, the
-    repetitions ns-3 simulates (emusim.ns3.scenario_repetitions), no point of a variant ns-3
-    lacks."""
-    from emusim import ns3, profiles, variants
+    repetitions ns-3 simulates (emusim.backends.ns3.command.scenario_repetitions), no point of a
+    variant ns-3 lacks."""
+    from emusim import profiles, variants
+    from emusim.backends.ns3 import command as ns3
 
     repeat = bool((_config().get("ns3") or {}).get("repeat_deterministic", False))
     runs, kept = [], []

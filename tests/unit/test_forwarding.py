@@ -10,9 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from emusim import forwarding, forwarding_fit, forwarding_paper, ns3, plots_forwarding, profiles
+from emusim import forwarding, forwarding_fit, forwarding_paper, plots_forwarding, profiles
 from emusim import paper_numbers as pn
 from emusim import scenario as sc
+from emusim.backends.ns3 import command as ns3
 from emusim.paths import REPO_ROOT
 
 # IEEE 802.3 on the wire, per frame: preamble and SFD 8, MAC header 14, FCS 4, inter-frame

@@ -3,7 +3,8 @@ steps and the repetitions a random tick phase asks for (no ns-3 run here)."""
 
 import pytest
 
-from emusim import ns3, profiles, scenario
+from emusim import profiles, scenario
+from emusim.backends.ns3 import command as ns3
 
 NEW_CLASSES = {
     "ns3::TcpL4Protocol::SocketType": "ns3::TcpLinux22",

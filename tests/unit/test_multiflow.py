@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from emusim import multiflow as mf
-from emusim import ns3, profiles
+from emusim import profiles
 from emusim import scenario as sc
+from emusim.backends.ns3 import command as ns3
 
 
 def _settings(**workload):

@@ -21,8 +21,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from emusim import forwarding_run, ns3, profiles, runjson
+from emusim import profiles, runjson
 from emusim import scenario as sc
+from emusim.backends.ns3 import command as ns3
+from emusim.backends.ns3 import forwarding_run
 from emusim.paths import REPO_ROOT
 
 FIXTURES = Path(__file__).parents[1] / "data" / "runs"

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import ns3build, profiles, variants
+from emusim import profiles, variants
 from emusim import scenario as sc
+from emusim.backends.ns3 import build as ns3build
 from emusim.scenario import ScenarioError
 
 REGISTRY = variants.registry()

@@ -13,7 +13,8 @@ from emusim import forwarding
 from emusim.backends.reference import runs as hw
 from emusim.linux import dropper as linux_dropper
 from emusim.linux import tcp as linux_tcp
-from emusim import ns3 as ns3mod
+from emusim.backends.ns3 import build as ns3build
+from emusim.backends.ns3 import command as ns3mod
 from emusim import profiles as tcp_profiles
 from emusim import scenario as sc
 from emusim import variants as tcp_variants
@@ -51,9 +52,10 @@ if HARDWARE_SOURCE == "testbed":
     except testbed_inventory.InventoryError as err:
         raise WorkflowError(f"config hardware.inventory: {err}") from None
 NS3_BINARY = "build/ns3/testbed-2001"
-# Every ns-3 program of sim/ns3/programs (emusim.ns3.PROGRAMS); a scenario runs the one that
+# Every executable of the ns-3 build: one program per sim/ns3/programs/NAME.cc, and the test
+# runner (emusim.backends.ns3.build.PROGRAMS, the one list); a scenario runs the program that
 # builds its topology (`ns3_program`).
-NS3_PROGRAMS = [f"build/ns3/{name}" for name in ns3mod.PROGRAMS]
+NS3_PROGRAMS = [f"build/ns3/{name}" for name in ns3build.PROGRAMS]
 DROPPER_MODULE = "kernel-dropper/dropper.ko"
 BLAST_TOOLS = ["build/emu/tcpblast", "build/emu/udpblast"]
 

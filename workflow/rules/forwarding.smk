@@ -42,7 +42,7 @@ rule forwarding_ns3_model_run:
         delay=_forwarding_model_args,
         scale=lambda wc: SCALE,
     shell:
-        "python -m emusim.forwarding_run --scenario {wildcards.scenario:q}"
+        "python -m emusim.backends.ns3.forwarding_run --scenario {wildcards.scenario:q}"
         " --scale {params.scale} --profile {wildcards.profile:q} --point {wildcards.point:q}"
         " --rep {wildcards.rep} --program {input.program:q} --fit {input.fit:q}"
         " {params.delay} --out {output:q} 2> {log:q}"

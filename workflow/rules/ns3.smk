@@ -4,18 +4,18 @@
 rule ns3_build:
     input:
         "sim/ns3/CMakeLists.txt",
+        glob("sim/ns3/helper/*"),
         glob("sim/ns3/model/*"),
         glob("sim/ns3/programs/*"),
         glob("sim/ns3/test/*"),
     output:
         NS3_PROGRAMS,
-        "build/ns3/emusim-ns3-tests",
     log:
         "logs/ns3_build.log",
     conda:
         "../envs/emusim.yaml"
     shell:
-        "python -m emusim.ns3build > {log} 2>&1"
+        "python -m emusim.backends.ns3.build > {log} 2>&1"
 
 
 rule ns3_run:

@@ -27,7 +27,6 @@ NS_LOG_COMPONENT_DEFINE("BlastApps");
 NS_OBJECT_ENSURE_REGISTERED(TcpBlastClient);
 NS_OBJECT_ENSURE_REGISTERED(TcpBlastServer);
 NS_OBJECT_ENSURE_REGISTERED(UdpBlastSender);
-NS_OBJECT_ENSURE_REGISTERED(UdpBlastSink);
 
 // ---------------------------------------------------------------------------------------------
 // TcpBlastClient
@@ -462,70 +461,6 @@ UdpBlastSender::FrameSent(Ptr<const Packet> /* packet */)
     {
         --m_inFlight;
         SendMore();
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// UdpBlastSink
-
-TypeId
-UdpBlastSink::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::UdpBlastSink")
-                            .SetParent<Application>()
-                            .SetGroupName("Applications")
-                            .AddConstructor<UdpBlastSink>()
-                            .AddAttribute("Port",
-                                          "Listening port",
-                                          UintegerValue(1026),
-                                          MakeUintegerAccessor(&UdpBlastSink::m_port),
-                                          MakeUintegerChecker<uint16_t>());
-    return tid;
-}
-
-UdpBlastSink::UdpBlastSink()
-    : m_port(0),
-      m_received(0)
-{
-    NS_LOG_FUNCTION(this);
-}
-
-UdpBlastSink::~UdpBlastSink()
-{
-    NS_LOG_FUNCTION(this);
-}
-
-uint64_t
-UdpBlastSink::GetReceived() const
-{
-    return m_received;
-}
-
-void
-UdpBlastSink::StartApplication()
-{
-    NS_LOG_FUNCTION(this);
-    m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
-    m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
-    m_socket->SetRecvCallback(MakeCallback(&UdpBlastSink::Receive, this));
-}
-
-void
-UdpBlastSink::StopApplication()
-{
-    NS_LOG_FUNCTION(this);
-    if (m_socket)
-    {
-        m_socket->Close();
-    }
-}
-
-void
-UdpBlastSink::Receive(Ptr<Socket> socket)
-{
-    while (socket->Recv())
-    {
-        ++m_received;
     }
 }
 

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The report's "blast" test (§2.1, by Bob Russell; UDP version by Chaoxing Lin) as ns-3
- * applications.
+ * applications. The UDP version's receiver is UdpSink (udp-sink.h).
  */
 
 #ifndef EMUSIM_BLAST_APPS_H
@@ -167,34 +167,6 @@ class UdpBlastSender : public Application
     uint32_t m_inFlight;    //!< datagrams not yet fully transmitted
     Time m_start;           //!< first send
     Time m_lastSend;        //!< return of the last send
-};
-
-/**
- * \ingroup applications
- * \brief UDP sink: count what arrives.
- */
-class UdpBlastSink : public Application
-{
-  public:
-    /**
-     * \brief Get the type ID.
-     * \return the object TypeId
-     */
-    static TypeId GetTypeId();
-    UdpBlastSink();
-    ~UdpBlastSink() override;
-
-    /// \return datagrams received
-    uint64_t GetReceived() const;
-
-  private:
-    void StartApplication() override;
-    void StopApplication() override;
-    void Receive(Ptr<Socket> socket);
-
-    uint16_t m_port;      //!< listening port
-    Ptr<Socket> m_socket; //!< the socket
-    uint64_t m_received;  //!< datagrams received
 };
 
 } // namespace ns3

@@ -18,7 +18,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("FloodApps");
 
 NS_OBJECT_ENSURE_REGISTERED(UdpFloodSender);
-NS_OBJECT_ENSURE_REGISTERED(UdpFloodSink);
 
 namespace
 {
@@ -224,90 +223,6 @@ UdpFloodSender::FrameSent(Ptr<const Packet> /* packet */)
     {
         --m_inFlight;
         TrySend();
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// UdpFloodSink
-
-TypeId
-UdpFloodSink::GetTypeId()
-{
-    static TypeId tid = TypeId("ns3::UdpFloodSink")
-                            .SetParent<Application>()
-                            .SetGroupName("Applications")
-                            .AddConstructor<UdpFloodSink>()
-                            .AddAttribute("Port",
-                                          "Listening port",
-                                          UintegerValue(1026),
-                                          MakeUintegerAccessor(&UdpFloodSink::m_port),
-                                          MakeUintegerChecker<uint16_t>());
-    return tid;
-}
-
-UdpFloodSink::UdpFloodSink()
-    : m_port(0),
-      m_received(0),
-      m_bytes(0)
-{
-    NS_LOG_FUNCTION(this);
-}
-
-UdpFloodSink::~UdpFloodSink()
-{
-    NS_LOG_FUNCTION(this);
-}
-
-uint64_t
-UdpFloodSink::GetReceived() const
-{
-    return m_received;
-}
-
-uint64_t
-UdpFloodSink::GetBytes() const
-{
-    return m_bytes;
-}
-
-Time
-UdpFloodSink::GetElapsed() const
-{
-    return m_last - m_first;
-}
-
-void
-UdpFloodSink::StartApplication()
-{
-    NS_LOG_FUNCTION(this);
-    m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
-    m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port));
-    m_socket->SetRecvCallback(MakeCallback(&UdpFloodSink::Receive, this));
-}
-
-void
-UdpFloodSink::StopApplication()
-{
-    NS_LOG_FUNCTION(this);
-    if (m_socket)
-    {
-        m_socket->Close();
-    }
-}
-
-void
-UdpFloodSink::Receive(Ptr<Socket> socket)
-{
-    Ptr<Packet> packet;
-    while ((packet = socket->Recv()))
-    {
-        if (m_received == 0)
-        {
-            m_first = Simulator::Now();
-        }
-        m_last = Simulator::Now();
-        ++m_received;
-        m_bytes += packet->GetSize();
     }
 }
 

@@ -1,8 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The router-forwarding study's UDP generator and sink (emu/blast/udpblast.c's `flood` and
- * `recv` as ns-3 applications).
+ * The router-forwarding study's UDP generator (emu/blast/udpblast.c's `flood` as an ns-3
+ * application). Its sink, udpblast.c's `recv`, is UdpSink (udp-sink.h).
  */
 
 #ifndef EMUSIM_FLOOD_APPS_H
@@ -94,41 +94,6 @@ class UdpFloodSender : public Application
     Time m_first;               //!< first send
     Time m_last;                //!< last send
     EventId m_event;            //!< the end of the datagram being made (own CPU)
-};
-
-/**
- * \ingroup applications
- * \brief UDP sink: count the datagrams that arrive, their bytes, the first and last arrival.
- */
-class UdpFloodSink : public Application
-{
-  public:
-    /**
-     * \brief Get the type ID.
-     * \return the object TypeId
-     */
-    static TypeId GetTypeId();
-    UdpFloodSink();
-    ~UdpFloodSink() override;
-
-    /// \return datagrams received
-    uint64_t GetReceived() const;
-    /// \return payload bytes received
-    uint64_t GetBytes() const;
-    /// \return time from the first arrival to the last
-    Time GetElapsed() const;
-
-  private:
-    void StartApplication() override;
-    void StopApplication() override;
-    void Receive(Ptr<Socket> socket);
-
-    uint16_t m_port;      //!< listening port
-    Ptr<Socket> m_socket; //!< the socket
-    uint64_t m_received;  //!< datagrams received
-    uint64_t m_bytes;     //!< payload bytes received
-    Time m_first;         //!< first arrival
-    Time m_last;          //!< last arrival
 };
 
 } // namespace ns3

@@ -13,15 +13,15 @@
  * queue when a uniform 16-bit number is below lossCutoff, spec/drop-decision.md), toward the
  * receiver for data and toward the sender for ACKs, as netem's `loss` drops at the egress
  * before its queue. Framing, queues and the TCP blast applications are those of testbed-2001.
- * Every parameter comes from the command line; src/emusim/ns3.py derives them from the
+ * Every parameter comes from the command line; src/emusim/backends/ns3/command.py derives them from the
  * scenario, and TCP attributes are set the ns-3 way, e.g.
  * --ns3::TcpL4Protocol::SocketType=ns3::TcpHtcp.
  */
 
+#include "../helper/queue-setup.h"
+#include "../helper/run-output.h"
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
-#include "../model/queue-setup.h"
-#include "../model/run-output.h"
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"

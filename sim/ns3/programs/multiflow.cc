@@ -24,12 +24,12 @@
  * and dequeue trace sources, not written anywhere: no per-packet tracing). The bottleneck
  * buffer can step at given times (the buffer-size experiment): --bufferSchedule=t:packets,...
  *
- * Every parameter comes from the command line; src/emusim/ns3.py derives them from the
+ * Every parameter comes from the command line; src/emusim/backends/ns3/command.py derives them from the
  * scenario. TCP attributes are set the ns-3 way, e.g. --ns3::TcpL4Protocol::SocketType=...
  */
 
-#include "../model/queue-setup.h"
-#include "../model/run-output.h"
+#include "../helper/queue-setup.h"
+#include "../helper/run-output.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"

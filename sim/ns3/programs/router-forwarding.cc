@@ -22,11 +22,12 @@
  * Framing, delays and queues are testbed-2001's; every parameter comes from the command line.
  */
 
+#include "../helper/run-output.h"
+#include "../helper/three-host-line-helper.h"
 #include "../model/dropper-queue-disc.h"
 #include "../model/flood-apps.h"
-#include "../model/queue-setup.h"
 #include "../model/router-processor.h"
-#include "../model/run-output.h"
+#include "../model/udp-sink.h"
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -71,24 +72,6 @@ struct RunConfig
     uint64_t run{1};                      //!< RngRun
     std::string output;                   //!< JSON path ("" or "-": stdout)
 };
-
-/// A FIFO (or the dropper) of `packets` packets as the root queue disc of `device`, whose own
-/// The queue disc of one egress: a FIFO, or the dropper with this run's settings in front
-/// of it (emusim::InstallDropper); the device's own queue one frame.
-Ptr<QueueDisc>
-InstallQueue(Ptr<NetDevice> device, const RunConfig& cfg, uint32_t packets, bool dropper)
-{
-    if (!dropper)
-    {
-        return emusim::InstallFifo(device, packets);
-    }
-    return emusim::InstallDropper(device,
-                                  packets,
-                                  cfg.dropMode,
-                                  cfg.cutoff,
-                                  cfg.everyN,
-                                  Ipv4Address(cfg.target.c_str()));
-}
 
 /// Events per second over a window: (n - 1) intervals between the first and the last.
 double
@@ -151,37 +134,18 @@ main(int argc, char* argv[])
     RngSeedManager::SetSeed(cfg.seed);
     RngSeedManager::SetRun(cfg.run);
 
-    NodeContainer nodes;
-    nodes.Create(3);
-    Ptr<Node> sender = nodes.Get(0);
-    Ptr<Node> router = nodes.Get(1);
-    Ptr<Node> receiver = nodes.Get(2);
-
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(cfg.linkRateBps)));
-    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(cfg.interframeGapNs)));
-    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.channelDelayNs)));
-    NetDeviceContainer left = p2p.Install(sender, router);
-    NetDeviceContainer right = p2p.Install(router, receiver);
-
-    InternetStackHelper internet;
-    internet.Install(nodes);
-
-    // Queue discs go in before addresses, or ns-3 installs its default FqCoDel.
-    InstallQueue(left.Get(0), cfg, cfg.hostQueuePackets, false);
-    InstallQueue(left.Get(1), cfg, cfg.routerQueuePackets, false);
-    auto egress = DynamicCast<DropperQueueDisc>(
-        InstallQueue(right.Get(0), cfg, cfg.routerQueuePackets, true));
-    InstallQueue(right.Get(1), cfg, cfg.hostQueuePackets, false);
-    int64_t stream = 1000;
-    stream += egress->AssignStreams(stream);
-    stream += internet.AssignStreams(nodes, stream);
-
-    const Ipv4Address routerAddress = emusim::AssignAddress(left.Get(1), "192.168.1.0", "0.0.0.1");
-    emusim::AssignAddress(left.Get(0), "192.168.1.0", "0.0.0.2");  // sender
-    emusim::AssignAddress(right.Get(0), "192.168.2.0", "0.0.0.1"); // router, toward the receiver
-    const Ipv4Address receiverAddress =
-        emusim::AssignAddress(right.Get(1), "192.168.2.0", "0.0.0.2");
+    ThreeHostLineHelper line(DataRate(cfg.linkRateBps),
+                             NanoSeconds(cfg.interframeGapNs),
+                             NanoSeconds(cfg.channelDelayNs));
+    line.SetQueueLimits(cfg.hostQueuePackets, cfg.routerQueuePackets);
+    line.SetDropper(cfg.dropMode, cfg.cutoff, cfg.everyN, Ipv4Address(cfg.target.c_str()));
+    line.Install(1000);
+    Ptr<Node> sender = line.GetSender();
+    Ptr<Node> router = line.GetRouter();
+    Ptr<Node> receiver = line.GetReceiver();
+    Ptr<DropperQueueDisc> egress = line.GetDropper();
+    const Ipv4Address routerAddress = line.GetRouterAddress();
+    const Ipv4Address receiverAddress = line.GetReceiverAddress();
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     Ptr<RouterProcessor> processor;
@@ -196,7 +160,7 @@ main(int argc, char* argv[])
     }
 
     const uint16_t port = 1026;
-    auto sink = CreateObject<UdpFloodSink>();
+    auto sink = CreateObject<UdpSink>();
     sink->SetAttribute("Port", UintegerValue(port));
     (routed ? receiver : router)->AddApplication(sink);
     auto flood = CreateObject<UdpFloodSender>();
@@ -215,8 +179,9 @@ main(int argc, char* argv[])
         }
     }
     sender->AddApplication(flood);
-    left.Get(0)->TraceConnectWithoutContext("PhyTxEnd",
-                                            MakeCallback(&UdpFloodSender::FrameSent, flood));
+    line.GetSenderDevice()->TraceConnectWithoutContext(
+        "PhyTxEnd",
+        MakeCallback(&UdpFloodSender::FrameSent, flood));
 
     Simulator::Stop(Seconds(cfg.durationS + cfg.drainS));
     Simulator::Run();

@@ -7,18 +7,19 @@
  *   192.168.1.2  ---------  192.168.1.1 | 192.168.2.1  --------  192.168.2.2
  *                 100 Mb/s               [dropper+FIFO]  100 Mb/s
  *
- * Every parameter comes from the command line; the Python side (src/emusim/ns3.py) derives
+ * Every parameter comes from the command line; the Python side (src/emusim/backends/ns3/command.py) derives
  * them from the scenario file and documents each choice. TCP attributes are set the ns-3
  * way, e.g. --ns3::TcpSocket::SegmentSize=1448.
  *
  * Workloads: tcp (the blast test), udp (the UDP blast test), ping (ICMP echo sweep point).
  */
 
+#include "../helper/run-output.h"
+#include "../helper/three-host-line-helper.h"
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
-#include "../model/queue-setup.h"
-#include "../model/run-output.h"
 #include "../model/tcp-event-trace.h"
+#include "../model/udp-sink.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -64,24 +65,6 @@ struct RunConfig
     std::string traceFile;             //!< TCP event trace CSV ("" = none; tcp workload only)
 };
 
-/// Install a FIFO queue disc (or the dropper) of `packets` packets on `device`, and shrink
-/// The queue disc of one egress: a FIFO, or the dropper with this run's settings in front
-/// of it (emusim::InstallDropper); the device's own queue one frame.
-Ptr<QueueDisc>
-InstallQueue(Ptr<NetDevice> device, const RunConfig& cfg, uint32_t packets, bool dropper)
-{
-    if (!dropper)
-    {
-        return emusim::InstallFifo(device, packets);
-    }
-    return emusim::InstallDropper(device,
-                                  packets,
-                                  cfg.dropMode,
-                                  cfg.cutoff,
-                                  cfg.everyN,
-                                  Ipv4Address(cfg.target.c_str()));
-}
-
 using emusim::FormatNumber;
 
 } // namespace
@@ -124,45 +107,18 @@ main(int argc, char* argv[])
     RngSeedManager::SetSeed(cfg.seed);
     RngSeedManager::SetRun(cfg.run);
 
-    NodeContainer nodes;
-    nodes.Create(3);
-    Ptr<Node> sender = nodes.Get(0);
-    Ptr<Node> router = nodes.Get(1);
-    Ptr<Node> receiver = nodes.Get(2);
-
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(cfg.linkRateBps)));
-    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(cfg.interframeGapNs)));
-    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.channelDelayNs)));
-    NetDeviceContainer left = p2p.Install(sender, router);
-    NetDeviceContainer right = p2p.Install(router, receiver);
-
-    InternetStackHelper internet;
-    internet.Install(nodes);
-
-    // Queue discs go in before addresses, or ns-3 installs its default FqCoDel.
-    InstallQueue(left.Get(0), cfg, cfg.hostQueuePackets, false);
-    InstallQueue(left.Get(1), cfg, cfg.routerQueuePackets, false);
-    auto dropper = DynamicCast<DropperQueueDisc>(
-        InstallQueue(right.Get(0), cfg, cfg.routerQueuePackets, true));
-    InstallQueue(right.Get(1), cfg, cfg.hostQueuePackets, false);
-    int64_t stream = 1000;
-    stream += dropper->AssignStreams(stream);
-    stream += internet.AssignStreams(nodes, stream);
-
-    Ipv4AddressHelper ipv4;
-    ipv4.SetBase("192.168.1.0", "255.255.255.0", "0.0.0.2");
-    Ipv4InterfaceContainer leftIf;
-    leftIf.Add(ipv4.Assign(NetDeviceContainer(left.Get(0)))); // Madrid 192.168.1.2
-    ipv4.SetBase("192.168.1.0", "255.255.255.0", "0.0.0.1");
-    leftIf.Add(ipv4.Assign(NetDeviceContainer(left.Get(1)))); // Dublin 192.168.1.1
-    ipv4.SetBase("192.168.2.0", "255.255.255.0", "0.0.0.1");
-    Ipv4InterfaceContainer rightIf = ipv4.Assign(NetDeviceContainer(right.Get(0))); // Dublin
-    ipv4.SetBase("192.168.2.0", "255.255.255.0", "0.0.0.2");
-    rightIf.Add(ipv4.Assign(NetDeviceContainer(right.Get(1)))); // Prague 192.168.2.2
+    ThreeHostLineHelper line(DataRate(cfg.linkRateBps),
+                             NanoSeconds(cfg.interframeGapNs),
+                             NanoSeconds(cfg.channelDelayNs));
+    line.SetQueueLimits(cfg.hostQueuePackets, cfg.routerQueuePackets);
+    line.SetDropper(cfg.dropMode, cfg.cutoff, cfg.everyN, Ipv4Address(cfg.target.c_str()));
+    line.Install(1000);
+    Ptr<Node> sender = line.GetSender();
+    Ptr<Node> receiver = line.GetReceiver();
+    Ptr<DropperQueueDisc> dropper = line.GetDropper();
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
-    const Ipv4Address receiverAddress = rightIf.GetAddress(1);
+    const Ipv4Address receiverAddress = line.GetReceiverAddress();
     const uint16_t port = 1026;
     const Time maxSimTime = Seconds(cfg.maxSimTimeS);
 
@@ -171,7 +127,7 @@ main(int argc, char* argv[])
     Ptr<TcpBlastClient> tcpClient;
     Ptr<TcpEventTrace> eventTrace;
     Ptr<UdpBlastSender> udpSender;
-    Ptr<UdpBlastSink> udpSink;
+    Ptr<UdpSink> udpSink;
     std::vector<double> rttsUs;
 
     if (cfg.workload == "tcp")
@@ -198,7 +154,7 @@ main(int argc, char* argv[])
     }
     else if (cfg.workload == "udp")
     {
-        udpSink = CreateObject<UdpBlastSink>();
+        udpSink = CreateObject<UdpSink>();
         udpSink->SetAttribute("Port", UintegerValue(port));
         receiver->AddApplication(udpSink);
         udpSender = CreateObject<UdpBlastSender>();
@@ -207,7 +163,7 @@ main(int argc, char* argv[])
         udpSender->SetAttribute("Size", UintegerValue(cfg.writeSize));
         udpSender->SetAttribute("MaxInFlight", UintegerValue(cfg.udpInFlight));
         sender->AddApplication(udpSender);
-        left.Get(0)->TraceConnectWithoutContext(
+        line.GetSenderDevice()->TraceConnectWithoutContext(
             "PhyTxEnd",
             MakeCallback(&UdpBlastSender::FrameSent, udpSender));
     }

@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-from emusim import ns3, profiles, scenario
+from emusim import profiles, scenario
+from emusim.backends.ns3 import command as ns3
 
 pytestmark = pytest.mark.ns3
 

@@ -6,8 +6,9 @@ import subprocess
 
 import pytest
 
-from emusim import forwarding, ns3, profiles
+from emusim import forwarding, profiles
 from emusim import scenario as sc
+from emusim.backends.ns3 import command as ns3
 
 pytestmark = pytest.mark.ns3
 

@@ -6,7 +6,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from emusim import constants, ns3, profiles, scenario
+from emusim import constants, profiles, scenario
+from emusim.backends.ns3 import command as ns3
 from emusim.delay import two_point_fit
 
 pytestmark = pytest.mark.ns3

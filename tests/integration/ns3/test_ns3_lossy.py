@@ -10,7 +10,8 @@ import subprocess
 import pytest
 from scipy.stats import binom
 
-from emusim import ns3, profiles, scenario, variants
+from emusim import profiles, scenario, variants
+from emusim.backends.ns3 import command as ns3
 
 SCENARIO = "lossy-link"
 PROFILE = "linux-6.1"

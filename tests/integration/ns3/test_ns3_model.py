@@ -7,7 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from emusim import constants, ns3, profiles, scenario
+from emusim import constants, profiles, scenario
+from emusim.backends.ns3 import command as ns3
 from emusim.paths import SPEC_DIR
 
 RATE_bps = 100e6

@@ -1,9 +1,9 @@
 """The testbed inventory: which machines play sender, router and receiver, and how to reach them.
 
 A YAML file (documented example: config/testbed.example.yaml) validated against
-``emusim/schemas/inventory.schema.yaml``. Errors name the file, the key, the value and what is accepted. A
-``password`` key anywhere is refused: the hosts are reached with a key file (and BatchMode,
-so SSH never prompts), and a password must never sit in a file of the study.
+``emusim/schemas/inventory.schema.yaml``. Errors name the file, the key, the value and what is
+accepted. A ``password`` key anywhere is refused: the hosts are reached with a key file (and
+BatchMode, so SSH never prompts), and a password must never sit in a file of the study.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """One ns-3 run of the router-forwarding study with the processing model (backend ns3-model).
 
-    python -m emusim.forwarding_run --scenario NAME --scale SCALE --profile PROFILE
+    python -m emusim.backends.ns3.forwarding_run --scenario NAME --scale SCALE --profile PROFILE
         --point POINT --rep K --program build/ns3/router-forwarding --fit MODEL-FIT.json
         [--delay-json ONE_WAY_DELAY.json] --out RUN.json
 
-The command is ns-3's without the model (emusim.ns3.command) plus the fitted model's arguments
+The command is ns-3's without the model (`command.command`) plus the fitted model's arguments
 (emusim.forwarding.ns3_model_args), built when the run runs: the fit is read then, not when
 Snakemake plans the run, so a fit redone in the same invocation is the one used. The run is
 written by emusim.runjson, as every ns-3 run is.
@@ -17,8 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-from emusim import forwarding, ns3, profiles, runjson
+from emusim import forwarding, profiles, runjson
 from emusim import scenario as sc
+from emusim.backends.ns3 import command as ns3
 
 
 def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:

@@ -1,45 +1,29 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
- *
- * How every emusim program sets up a link's queues and addresses, in one place: the queue disc
- * holds what Linux's qdisc holds (a FIFO of tx_queue_len packets, or the dropper in front of
- * it), the device's own queue only the frame being sent (docs/fidelity.md, "Queues").
  */
 
-#ifndef EMUSIM_QUEUE_SETUP_H
-#define EMUSIM_QUEUE_SETUP_H
+#include "queue-setup.h"
 
-#include "dropper-queue-disc.h"
-
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
-#include "ns3/point-to-point-module.h"
-#include "ns3/traffic-control-module.h"
-
-#include <string>
+#include "ns3/enum.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue-size.h"
+#include "ns3/queue.h"
+#include "ns3/traffic-control-helper.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
 namespace emusim
 {
 
-/**
- * \brief Shrink a point-to-point device's own queue to the frame being sent.
- * \param device the device
- */
-inline void
+void
 OneFrameDeviceQueue(Ptr<NetDevice> device)
 {
     device->GetObject<PointToPointNetDevice>()->GetQueue()->SetMaxSize(QueueSize("1p"));
 }
 
-/**
- * \brief A drop-tail FIFO of `packets` packets as the root queue disc of `device`.
- * \param device the device
- * \param packets the FIFO's limit
- * \return the queue disc
- */
-inline Ptr<QueueDisc>
+Ptr<QueueDisc>
 InstallFifo(Ptr<NetDevice> device, uint32_t packets)
 {
     OneFrameDeviceQueue(device);
@@ -50,18 +34,7 @@ InstallFifo(Ptr<NetDevice> device, uint32_t packets)
     return tch.Install(device).Get(0);
 }
 
-/**
- * \brief The dropper (its decision before a FIFO of `packets` packets) as the root queue disc
- * of `device`.
- * \param device the device
- * \param packets the FIFO's limit
- * \param mode "random", "regular", anything else off
- * \param cutoff random: drop when a 16-bit r < cutoff
- * \param everyN regular: drop every N-th target packet
- * \param target the address whose packets the dropper considers
- * \return the queue disc
- */
-inline Ptr<DropperQueueDisc>
+Ptr<DropperQueueDisc>
 InstallDropper(Ptr<NetDevice> device,
                uint32_t packets,
                const std::string& mode,
@@ -88,14 +61,7 @@ InstallDropper(Ptr<NetDevice> device,
     return DynamicCast<DropperQueueDisc>(tch.Install(device).Get(0));
 }
 
-/**
- * \brief Assign one address of a /24 to one device.
- * \param device the device
- * \param network the /24, e.g. "192.168.1.0"
- * \param host the host part, e.g. "0.0.0.2"
- * \return the address assigned
- */
-inline Ipv4Address
+Ipv4Address
 AssignAddress(Ptr<NetDevice> device, const char* network, const char* host)
 {
     Ipv4AddressHelper ipv4;
@@ -105,5 +71,3 @@ AssignAddress(Ptr<NetDevice> device, const char* network, const char* host)
 
 } // namespace emusim
 } // namespace ns3
-
-#endif /* EMUSIM_QUEUE_SETUP_H */

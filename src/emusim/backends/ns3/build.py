@@ -1,6 +1,6 @@
 """Build the ns-3 programs of sim/ns3 against the ns-3 wheel from PyPI.
 
-`python -m emusim.ns3build` configures and builds once; CMake rebuilds only what changed.
+`python -m emusim.backends.ns3.build` configures and builds once; CMake rebuilds only what changed.
 The wheel's directory is found without importing it (its Python bindings load slowly).
 """
 
@@ -17,7 +17,18 @@ from emusim.paths import BUILD_DIR, REPO_ROOT
 
 NS3_SOURCE_DIR = REPO_ROOT / "sim" / "ns3"
 NS3_BUILD_DIR = BUILD_DIR / "ns3"
-PROGRAMS = ("testbed-2001", "lossy-link", "multiflow", "router-forwarding", "emusim-ns3-tests")
+TEST_RUNNER = "emusim-ns3-tests"
+"""The program that runs the TestSuites of sim/ns3/test."""
+
+
+def program_names(source_dir: Path = NS3_SOURCE_DIR) -> tuple[str, ...]:
+    """The ns-3 programs, sorted: one per `programs/NAME.cc`, named NAME, as CMakeLists.txt
+    builds them. That directory is the one list of the programs."""
+    return tuple(sorted(p.stem for p in (source_dir / "programs").glob("*.cc")))
+
+
+PROGRAMS = (*program_names(), TEST_RUNNER)
+"""Every executable the build makes in NS3_BUILD_DIR: the programs and the test runner."""
 
 
 class Ns3BuildError(RuntimeError):
@@ -35,11 +46,6 @@ def ns3_prefix() -> Path:
     if not (prefix / "lib64" / "libns3.44-core.so").exists():
         raise Ns3BuildError(f"{prefix} holds no libns3.44-core.so: is the ns3 wheel 3.44?")
     return prefix
-
-
-def program_path(name: str) -> Path:
-    """Path of a built ns-3 program."""
-    return NS3_BUILD_DIR / name
 
 
 def build(verbose: bool = False) -> Path:

@@ -32,9 +32,10 @@ Modelling choices, each with its source (docs/fidelity.md has the full argument)
 from __future__ import annotations
 
 import zlib
-from decimal import Decimal
 
 from emusim import constants, forwarding, multiflow, variants
+from emusim.backends.ns3 import build as ns3build
+from emusim.drop_decision import cutoff_from_rate
 from emusim.profiles import Profile
 from emusim.scenario import Point, Scenario
 
@@ -57,14 +58,6 @@ def channel_delay_ns(one_way_delay_us: float, link_rate_bps: float) -> int:
     return round(
         one_way_delay_us * 1000 / 2 + byte_time_ns(constants.NS3_LATE_ARRIVAL_B, link_rate_bps)
     )
-
-
-def cutoff_from_rate(rate: str) -> int:
-    """floor(rate x 65535) on the exact decimal (spec/drop-decision.md)."""
-    value = Decimal(rate)
-    if not 0 <= value <= 1:
-        raise ValueError(f"drop rate {rate!r} is outside [0, 1]")
-    return int(value * constants.RANDOM_DROPPER_SCALE)
 
 
 def rng_seed(scenario: str, point: str) -> int:
@@ -177,6 +170,13 @@ PROGRAMS = {
     },
 }
 """Each ns-3 program of sim/ns3/programs and the addresses it builds."""
+
+if not set(PROGRAMS) <= set(ns3build.PROGRAMS):
+    raise RuntimeError(
+        f"emusim.backends.ns3.command.PROGRAMS names "
+        f"{sorted(set(PROGRAMS) - set(ns3build.PROGRAMS))}, which "
+        f"{ns3build.NS3_SOURCE_DIR / 'programs'} does not hold (NAME.cc is the program NAME)"
+    )
 
 
 def program_name(scenario: Scenario) -> str:
