@@ -12,7 +12,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import forwarding, selfcheck
+from emusim import forwarding
+from emusim.backends.mininet import selfcheck
 from emusim.compare import compare_backends, run_status
 
 log = _log.setup(snakemake)  # noqa: F821

@@ -6,7 +6,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import plots, selfcheck, tables
+from emusim import plots, tables
+from emusim.backends.mininet import selfcheck
 from emusim.backends.mininet.calibration import (
     DELAY_TOLERANCE_REL,
     DELAY_TOLERANCE_US,
