@@ -199,6 +199,18 @@ def run_status(runs: pd.DataFrame) -> dict[tuple[str, str], str]:
     return out
 
 
+def shared_metrics(
+    stats: pd.DataFrame, metrics: Sequence[str], backends: Sequence[str]
+) -> list[str]:
+    """`metrics` less those that a backend with results never reports: a comparison of two
+    backends is on what both measure. ns-3's three-host program reports no goodput, Mininet
+    does; a scenario of that program without hardware is compared on the rest, not given a
+    column of empty ns-3 cells. A backend without any results (not run) removes nothing: its
+    rows say so."""
+    reported = {b: set(stats.loc[stats["backend"] == b, "metric"]) for b in backends}
+    return [m for m in metrics if all(m in have for have in reported.values() if have)]
+
+
 def compare_backends(
     stats: pd.DataFrame,
     points: pd.DataFrame,
@@ -219,6 +231,7 @@ def compare_backends(
     maps a profile to the emulation's self-check verdict. ``status`` is ``ok``, or what makes
     the row's numbers missing or partial, per backend.
     """
+    metrics = shared_metrics(stats, metrics, (reference, other))
     means = stats[stats["metric"].isin(metrics)].set_index(
         ["backend", "profile", "point", "metric"]
     )["mean"]

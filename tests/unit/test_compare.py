@@ -117,3 +117,35 @@ def test_axis_values_parse_point_ids():
     assert list(compare.axis_values(points, "iterations")) == [10000.0, 20000.0]
     assert list(compare.axis_values(points, "dropper")) == ["regular", "random"]
     assert compare.axis_values(["base"], "drop_rate").isna().all()
+
+
+def test_two_backends_are_compared_on_what_both_report():
+    # ns-3's three-host program reports no goodput; Mininet does (a scenario without hardware)
+    stats = pd.DataFrame(
+        [
+            {"backend": "ns3", "profile": "p", "point": "x=1", "metric": "elapsed_s", "mean": 2.0},
+            {
+                "backend": "mininet",
+                "profile": "p",
+                "point": "x=1",
+                "metric": "elapsed_s",
+                "mean": 2.5,
+            },
+            {
+                "backend": "mininet",
+                "profile": "p",
+                "point": "x=1",
+                "metric": "goodput_Bps",
+                "mean": 9.0,
+            },
+        ]
+    )
+    metrics = ["goodput_Bps", "elapsed_s"]
+    assert compare.shared_metrics(stats, metrics, ("mininet", "ns3")) == ["elapsed_s"]
+    points = pd.DataFrame([{"profile": "p", "point": "x=1", "x": 1}])
+    table = compare.compare_backends(stats, points, metrics, "mininet", "ns3", {}, {})
+    assert list(table["metric"]) == ["elapsed_s"]
+    assert table["rel_diff"].iloc[0] == pytest.approx((2.5 - 2.0) / 2.5)
+    # a backend with no results at all removes nothing: its rows say it did not run
+    only_mininet = stats[stats["backend"] == "mininet"]
+    assert compare.shared_metrics(only_mininet, metrics, ("mininet", "ns3")) == metrics

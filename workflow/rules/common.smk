@@ -439,6 +439,30 @@ LOSSY_FIGURES = {
 FIGURE_STEMS.update({stem: [name] for stem, (_, name) in LOSSY_FIGURES.items()})
 
 
+def drawn_by_a_study(name):
+    """Whether one of the paper's studies presents scenario `name`: the 2001 report's (its
+    reference data), the lossy-link family, router forwarding (a UDP flood) or the multi-flow
+    study. Any other scenario (one a user added) gets the generic figure and an appendix entry.
+    """
+    s = SCENARIOS[name]
+    return (
+        hw.has_reference(name)
+        or name in lossy_scenarios()
+        or forwarding.is_flood(s)
+        or s.workload_kind == "multiflow"
+    )
+
+
+# A scenario no study presents: every metric against its first sweep axis (emusim.plots_scenario).
+# stem -> scenario
+SCENARIO_FIGURES = {
+    f"fig_scenario_{name.replace('-', '_')}": name
+    for name in SCENARIOS
+    if not drawn_by_a_study(name)
+}
+FIGURE_STEMS.update({stem: [name] for stem, name in SCENARIO_FIGURES.items()})
+
+
 # Figures that draw the Mathis and PFTK curves, and the scenario whose curves they draw.
 ANALYTIC_FIGURES = {
     "fig4_1_random_drop": "random-drop",

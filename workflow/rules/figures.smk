@@ -26,6 +26,13 @@ rule figure:
         variants=lambda wc: (
             list(tcp_variants.registry()) if wc.stem in LOSSY_FIGURES else []
         ),
+        # a scenario no study presents: its name and sweep axes (emusim.plots_scenario)
+        scenario=lambda wc: SCENARIO_FIGURES.get(wc.stem),
+        axes=lambda wc: (
+            SCENARIOS[SCENARIO_FIGURES[wc.stem]].axes
+            if wc.stem in SCENARIO_FIGURES
+            else []
+        ),
     script:
         "../scripts/figure.py"
 

@@ -11,6 +11,7 @@ rule paper_numbers:
     output:
         numbers=f"{PAPER_GENERATED}/numbers.tex",
         paths=f"{PAPER_GENERATED}/paths.tex",
+        scenarios=f"{PAPER_GENERATED}/scenarios.tex",
     log:
         f"{PREFIX}logs/paper/numbers.log",
     conda:
@@ -36,6 +37,16 @@ rule paper_numbers:
             "figure": paper_figure_stems(),
             "table": paper_table_stems(),
         },
+        # scenarios no study presents: the appendix's entries (generic figure and table)
+        unclaimed=lambda wc: [
+            {
+                "name": name,
+                "description": SCENARIOS[name].settings.get("description", ""),
+                "figure": stem,
+                "axis": (SCENARIOS[name].axes or ["point"])[0],
+            }
+            for stem, name in SCENARIO_FIGURES.items()
+        ],
         figures_dir=FIGURES,
         tables_dir=TABLES,
     script:

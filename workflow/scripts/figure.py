@@ -9,7 +9,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import plots, plots_lossy, tcptrace
+from emusim import plots, plots_lossy, plots_scenario, tcptrace
 
 log = _log.setup(snakemake)  # noqa: F821
 inp = snakemake.input  # noqa: F821
@@ -59,6 +59,9 @@ elif snakemake.params.lossy:  # noqa: F821
         plots_lossy.fig_lossy_goodput(stats(scenario), stem, variants, compare)
     else:
         plots_lossy.fig_lossy_ns3_vs_mininet(compare, stem, variants)
+elif snakemake.params.scenario:  # noqa: F821
+    scenario = snakemake.params.scenario  # noqa: F821
+    plots_scenario.fig_scenario(stats(scenario), stem, scenario, snakemake.params.axes)  # noqa: F821
 else:
     raise SystemExit(f"no figure called {name}")
 log.info("wrote %s.pdf and .png", stem)

@@ -85,5 +85,6 @@ Path(out.paths).write_text(
     pn.render_paths(params.figures_dir, params.tables_dir, str(Path(out.paths).parent)),
     encoding="utf-8",
 )
+Path(out.scenarios).write_text(pn.render_scenario_appendix(params.unclaimed), encoding="utf-8")
 na = sorted(k for k, v in numbers.items() if v == pn.NA)
 log.info("%d numbers, %d of them n/a at this scale", len(numbers), len(na))
