@@ -81,7 +81,7 @@ def bytes_delivered(res: dict) -> int:
     return max(0, int(res.get("bytes_acked", 0)) - 1)
 
 
-def _tcp_metrics(res: dict, dropped: int) -> dict:
+def tcp_metrics(res: dict, dropped: int) -> dict:
     delivered = bytes_delivered(res)
     return {
         "elapsed_s": res["elapsed_s"],
@@ -144,7 +144,7 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
             entry,
         )
         dropped = dropper.dropped()
-        metrics = _tcp_metrics(res, dropped)
+        metrics = tcp_metrics(res, dropped)
         if link is not None:
             metrics.update(link_metrics(before, network.link_counters()))
         status = "ok" if res["completed"] else "timeout"

@@ -9,7 +9,7 @@ import yaml
 
 from emusim import profiles, variants
 from emusim import scenario as sc
-from emusim.backends.mininet.executor import _tcp_metrics, check_congestion_control, link_metrics
+from emusim.backends.mininet.executor import tcp_metrics, check_congestion_control, link_metrics
 from emusim.backends.mininet.host import Capabilities
 from emusim.backends.mininet.plan import (
     BatchError,
@@ -96,11 +96,11 @@ def test_goodput_is_bytes_over_time():
     done = {"completed": True, "elapsed_s": 4.0, "payload_bytes": 1_000_568, "writes": 691,
             "write_size_B": 1448, "packets_sent": 700, "retransmissions": 9, "rto_timeouts": 0,
             "fast_recoveries": 3, "bytes_acked": 1_000_570}  # fmt: skip
-    m = _tcp_metrics(done, 0)
+    m = tcp_metrics(done, 0)
     assert m["bytes_delivered"] == 1_000_568 and m["goodput_Bps"] == 250_142.0
     # cut by the cap: what the receiver acknowledged, less the SYN's one byte
     cut = {**done, "completed": False, "elapsed_s": 120.0, "bytes_acked": 600_001}
-    m = _tcp_metrics(cut, 0)
+    m = tcp_metrics(cut, 0)
     assert m["bytes_delivered"] == 600_000 and m["goodput_Bps"] == 5000.0
 
 
