@@ -9,7 +9,7 @@ import yaml
 
 from emusim import profiles, variants
 from emusim import scenario as sc
-from emusim.backends.mininet.executor import tcp_metrics, check_congestion_control, link_metrics
+from emusim.backends.mininet.executor import check_congestion_control, link_metrics, tcp_metrics
 from emusim.backends.mininet.host import Capabilities
 from emusim.backends.mininet.plan import (
     BatchError,
