@@ -1,6 +1,9 @@
-# emusim: the 2001 study on hardware (reference data), in ns-3, compared; every figure and table.
+# emusim: every scenario of scenarios/ on the hardware (the 2001 report's data, or a testbed over
+# SSH), in ns-3 and in Mininet; their distance from the hardware; every figure, table and the
+# paper, for the report's study and the others (router forwarding, the lossy link, FAST TCP's
+# multi-flow dynamics).
 #
-#   snakemake all [--config scale=quick]
+#   snakemake all [--config scale=quick]      (make study)
 #
 # The Snakefile only wires; each stage is a file in workflow/rules/.
 import os
