@@ -42,7 +42,7 @@ and with icount's sleep=off its clock jumps from timer to timer until the reply 
 of milliseconds on the host has taken 30 s of guest time, long enough for a 32-s timeout to
 fire on a ping that had not started. A guard that should catch a hang costs nothing to
 lengthen there (a hung guest is idle, so its clock reaches any limit at once), and the host's
-limit on the whole VM (emusim.backends.mininet.vm_timeout_s) still holds. The runs' own caps (a
+limit on the whole VM (batch.vm_timeout_s) still holds. The runs' own caps (a
 blast's `cap_s`) are not guards and keep their values: the tools run from guest memory and
 start their clocks after they are loaded."""
 
