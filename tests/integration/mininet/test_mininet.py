@@ -375,12 +375,13 @@ def test_sigkill_during_a_vm_batch_then_cleanup_stops_the_vm(tmp_path, mininet_r
         sweep={"request_size_B": [56, 1472]},
         topology={"delay": REPORT_DELAY_US},
     )
-    others = {pid for pid, _ in _marked_processes()}  # batches running beside this test
     plans = REPO_ROOT / "build" / "emu" / "plans"
     other_plans = set(plans.glob("*.json"))
+    ours: set[str] = set()  # this test's batch id, once its processes exist
 
     def marked() -> list[tuple[int, str]]:
-        return [(pid, cmd) for pid, cmd in _marked_processes() if pid not in others]
+        # only this test's batch: others may run beside it, and start while it runs
+        return [(pid, cmd) for pid, cmd, mark, _ in _marked() if mark in ours]
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "emusim.backends.mininet", "batch", "--scenario", str(scenario),
@@ -390,6 +391,7 @@ def test_sigkill_during_a_vm_batch_then_cleanup_stops_the_vm(tmp_path, mininet_r
     deadline = time.monotonic() + 120
     while not any("qemu-system" in cmd for _, cmd in marked()):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        ours |= _batch_ids_under(proc.pid)
         time.sleep(0.5)
     proc.kill()
     proc.communicate()
@@ -405,17 +407,48 @@ def test_sigkill_during_a_vm_batch_then_cleanup_stops_the_vm(tmp_path, mininet_r
 
 def _marked_processes() -> list[tuple[int, str]]:
     """PID and command line of the processes carrying a batch mark (vng and QEMU too)."""
+    return [(pid, cmd) for pid, cmd, _, _ in _marked()]
+
+
+def _marked() -> list[tuple[int, str, str, int]]:
+    """PID, command line, batch id (the mark's value) and parent PID of every marked process."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                env = (entry / "environ").read_bytes()
+                env = (entry / "environ").read_bytes().split(b"\0")
                 cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            except (OSError, UnicodeDecodeError):
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, UnicodeDecodeError, ValueError, IndexError):
                 continue
-            if f"{ENV_MARK}=".encode() in env:
-                found.append((int(entry.name), cmd))
+            marks = [
+                e.split(b"=", 1)[1].decode() for e in env if e.startswith(f"{ENV_MARK}=".encode())
+            ]
+            if marks:
+                found.append((int(entry.name), cmd, marks[0], ppid))
     return found
+
+
+def _batch_ids_under(root_pid: int) -> set[str]:
+    """The batch ids of the marked processes descending from `root_pid`: this test's batch,
+    not another batch that starts on the machine meanwhile."""
+    found = _marked()
+    parents = {pid: ppid for pid, _, _, ppid in found}
+    for entry in Path("/proc").iterdir():  # unmarked ancestors too (the batch process itself)
+        if entry.name.isdigit() and int(entry.name) not in parents:
+            try:
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    ids = set()
+    for pid, _, mark, _ in found:
+        node = pid
+        while node in parents and node not in (0, 1, root_pid):
+            node = parents[node]
+        if node == root_pid:
+            ids.add(mark)
+    return ids
 
 
 def test_a_run_at_its_cap_is_a_timeout_with_lower_bounds(tmp_path, mininet_ready):
