@@ -70,9 +70,8 @@ def _scale(args: argparse.Namespace) -> str:
 
 
 def _prefix(scale: str) -> str:
-    """Where a scale writes (workflow/rules/common.smk, PREFIX): paper scale at the top,
-    every other scale under scales/<scale>/."""
-    return "" if scale == "paper" else f"scales/{scale}/"
+    """Where a scale writes (emusim.paths.scale_prefix, as the workflow's PREFIX)."""
+    return paths.scale_prefix(scale)
 
 
 def _shown(path: Path) -> str:
@@ -430,6 +429,7 @@ def _ns3_runs(s, points, profile_names: list[str], results: str) -> list[str]:
     variant ns-3 lacks."""
     from emusim import profiles, variants
     from emusim.backends.ns3 import command as ns3
+    from emusim.runjson import run_path
 
     repeat = bool((_config().get("ns3") or {}).get("repeat_deterministic", False))
     runs, kept = [], []
@@ -446,7 +446,7 @@ def _ns3_runs(s, points, profile_names: list[str], results: str) -> list[str]:
         profile = profiles.get(name)
         for point in kept:
             reps = ns3.scenario_repetitions(s, point, profile, s.repetitions, repeat)
-            runs += [f"{results}/ns3/{s.name}/{name}/{point.id}/run{k}.json" for k in reps]
+            runs += [str(run_path(results, "ns3", s.name, name, point.id, k)) for k in reps]
     return runs
 
 

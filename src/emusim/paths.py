@@ -14,3 +14,11 @@ SCENARIO_DIR = REPO_ROOT / "scenarios"
 CONFIG_DIR = REPO_ROOT / "config"
 SPEC_DIR = REPO_ROOT / "spec"
 REFERENCE_DIR = REPO_ROOT / "data" / "reference"
+
+PAPER_SCALE = "paper"
+
+
+def scale_prefix(scale: str) -> str:
+    """Where a scale's results, figures, tables and logs go, relative to the repository: the
+    paper scale at the top, every other scale under scales/<scale>/."""
+    return "" if scale == PAPER_SCALE else f"scales/{scale}/"

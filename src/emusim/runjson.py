@@ -50,12 +50,18 @@ def validate_run(doc: object, where: str) -> None:
         )
 
 
+def run_path(
+    results_dir: str | Path, backend: str, scenario: str, profile: str, point: str, rep: int
+) -> Path:
+    """Where a run's JSON lives: RESULTS/BACKEND/SCENARIO/PROFILE/POINT/runK.json, for every
+    backend (docs/results-schema.md)."""
+    return Path(results_dir) / backend / scenario / profile / point / f"run{rep}.json"
+
+
 def run_name(run: dict) -> str:
     """The run's file relative to the results directory, for messages before it has a path."""
-    return (
-        f"{run.get('backend')}/{run.get('scenario')}/{run.get('profile')}/{run.get('point')}/"
-        f"run{run.get('repetition')}.json"
-    )
+    keys = ("backend", "scenario", "profile", "point", "repetition")
+    return str(run_path("", *(str(run.get(k)) for k in keys)))
 
 
 def write_atomically(path: Path, text: str) -> None:

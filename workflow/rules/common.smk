@@ -19,13 +19,15 @@ from emusim import profiles as tcp_profiles
 from emusim import scenario as sc
 from emusim import variants as tcp_variants
 from emusim import vm
+from emusim.paths import scale_prefix
+from emusim.runjson import run_path
 from emusim.backends.testbed import inventory as testbed_inventory
 
 validate(config, "../schemas/config.schema.yaml")
 
 SCALE = config["scale"]
 # Paper scale writes to results/, figures/, paper/tables/; other scales under scales/<scale>/.
-PREFIX = "" if SCALE == "paper" else f"scales/{SCALE}/"
+PREFIX = scale_prefix(SCALE)
 RESULTS = f"{PREFIX}results"
 FIGURES = f"{PREFIX}figures"
 TABLES = f"{PREFIX}paper/tables"
@@ -148,7 +150,7 @@ def ns3_run_paths(name):
     repeat = config.get("ns3", {}).get("repeat_deterministic", False)
     skips = variant_skips(name, "ns3")
     return [
-        f"{RESULTS}/ns3/{name}/{profile}/{point.id}/run{k}.json"
+        str(run_path(RESULTS, "ns3", name, profile, point.id, k))
         for profile in s.profiles
         for point in s.points
         if point.id not in skips
@@ -172,7 +174,7 @@ def ablation_run_paths(name):
     reps, stride = design_of("ablation", name)
     repeat = config.get("ns3", {}).get("repeat_deterministic", False)
     return [
-        f"{RESULTS}/ns3/{name}/{step.profile.name}/{point.id}/run{k}.json"
+        str(run_path(RESULTS, "ns3", name, step.profile.name, point.id, k))
         for step in tcp_profiles.ablation()
         for point in s.thinned_points(stride)
         for k in ns3mod.scenario_repetitions(s, point, step.profile, reps, repeat)

@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from emusim import runjson
 from emusim.backends.mininet.host import capabilities
 from emusim.backends.mininet.topology import Topology, new_batch_id
 from emusim.linux.dropper import DROPPER_IMPLS, dropper_active
@@ -73,7 +74,7 @@ def one_way_delay_us(settings: dict, delay_json: Path | None) -> float:
 
 
 def run_path(results_dir: Path, scenario: str, profile: str, point: str, rep: int) -> Path:
-    return results_dir / BACKEND / scenario / profile / point / f"run{rep}.json"
+    return runjson.run_path(results_dir, BACKEND, scenario, profile, point, rep)
 
 
 def make_plan(

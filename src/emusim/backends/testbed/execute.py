@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from emusim import runjson
 from emusim.backends import HARDWARE
 from emusim.backends.testbed import checks, preflight, ssh
 from emusim.backends.testbed.inventory import Inventory
@@ -54,7 +55,7 @@ def log(msg: str) -> None:
 
 
 def run_path(results_dir: Path, scenario: str, point: str, rep: int) -> Path:
-    return Path(results_dir) / BACKEND / scenario / PROFILE / point / f"run{rep}.json"
+    return runjson.run_path(results_dir, BACKEND, scenario, PROFILE, point, rep)
 
 
 def batch_dir(results_dir: Path, scenario: str) -> Path:
