@@ -26,3 +26,15 @@ def parse_netstat(text: str) -> dict[str, int]:
             with contextlib.suppress(ValueError):
                 out[f"{prefix}.{name}"] = int(num)
     return out
+
+
+def udp_blast_metrics(sent: dict, received: dict) -> dict:
+    """A UDP blast's metrics from the results of `udpblast send` and `udpblast recv`: its
+    duration (the sender's), the datagrams sent, received and lost, and their size."""
+    return {
+        "elapsed_s": sent["elapsed_s"],
+        "datagrams_sent": sent["datagrams_sent"],
+        "datagrams_received": received["datagrams_received"],
+        "datagrams_lost": sent["datagrams_sent"] - received["datagrams_received"],
+        "datagram_size_B": sent["datagram_size_B"],
+    }

@@ -46,6 +46,7 @@ from emusim.backends.mininet.plan import (
     variant_modules,
 )
 from emusim.backends.mininet.topology import LOSSY_EGRESS, Topology
+from emusim.linux.blast_output import udp_blast_metrics
 from emusim.linux.shaper import netem_delay_arg
 from emusim.linux.tcp import tcp_setup
 from emusim.teardown import signals_ignored, signals_raise
@@ -166,14 +167,7 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
     elif w["kind"] == "udp-blast":
         res = network.udp_blast(int(w["datagrams"]), int(w["datagram_size_B"]), plan["cap_s"])
         sent, got = res["sender"], res["receiver"]
-        metrics = {
-            "elapsed_s": sent["elapsed_s"],
-            "datagrams_sent": sent["datagrams_sent"],
-            "datagrams_received": got["datagrams_received"],
-            "datagrams_lost": sent["datagrams_sent"] - got["datagrams_received"],
-            "datagram_size_B": sent["datagram_size_B"],
-            "packets_dropped": dropper.dropped(),
-        }
+        metrics = {**udp_blast_metrics(sent, got), "packets_dropped": dropper.dropped()}
         facts = {"send_errors": sent["send_errors"], "receiver_end": got["end"],
                  "host_io_irqs": sent["host_io_irqs"],
                  "cpu_busy_fraction": sent.get("cpu_busy_fraction")}  # fmt: skip

@@ -321,13 +321,7 @@ def run_one(tb: Testbed, entry: dict, plan: dict, target: str) -> dict:
     elif w["kind"] == "udp-blast":
         res = tb.udp_blast(int(w["datagrams"]), int(w["datagram_size_B"]), plan["cap_s"])
         sent, got = res["sender"], res["receiver"]
-        metrics = {
-            "elapsed_s": sent["elapsed_s"],
-            "datagrams_sent": sent["datagrams_sent"],
-            "datagrams_received": got["datagrams_received"],
-            "datagrams_lost": sent["datagrams_sent"] - got["datagrams_received"],
-            "datagram_size_B": sent["datagram_size_B"],
-        }
+        metrics = blast_output.udp_blast_metrics(sent, got)
         facts = {"send_errors": sent["send_errors"], "receiver_end": got.get("end")}
     elif w["kind"] == "ping":
         rtts = tb.ping(int(w["request_size_B"]), int(w["count"]), float(w["interval_s"]))
