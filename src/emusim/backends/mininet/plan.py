@@ -11,12 +11,13 @@ import sys
 from pathlib import Path
 
 from emusim import runjson
+from emusim.backends import MININET
 from emusim.backends.mininet.host import capabilities
 from emusim.backends.mininet.topology import Topology, new_batch_id
 from emusim.linux.dropper import DROPPER_IMPLS, dropper_active
 from emusim.linux.tcp import check_profile, tcp_setup
 
-BACKEND = "mininet"
+BACKEND = MININET.name
 LINE_PREFIX = "EMUSIM-"
 PLACES = ("auto", "host", "vm")
 DEFAULT_TCP_CAP_S = 3600.0

@@ -37,7 +37,7 @@ from emusim.linux.tcp import RECORDED_SYSCTLS
 from emusim.runjson import assemble, git_revision, write_atomically
 from emusim.teardown import signals_ignored, signals_raise
 
-BACKEND = "hardware"
+BACKEND = HARDWARE.name
 PROFILE = HARDWARE.profile
 """``native``: the hosts' own kernels and TCP, as for the 2001 measurements."""
 DEFAULT_CAP_S = 3600.0
