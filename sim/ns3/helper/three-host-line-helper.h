@@ -37,7 +37,8 @@ namespace ns3
  * sender's and the receiver's a FIFO of hostQueuePackets, the router's toward the sender a FIFO
  * of routerQueuePackets, and the router's toward the receiver the dropper (DropperQueueDisc)
  * in front of a FIFO of routerQueuePackets, the place of the report's hook in dev_queue_xmit.
- * The addresses are fixed; src/emusim/ns3.py refuses a scenario whose topology has others.
+ * The addresses are fixed; src/emusim/backends/ns3/command.py refuses a scenario whose topology
+ * has others.
  */
 class ThreeHostLineHelper
 {
