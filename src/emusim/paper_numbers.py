@@ -631,7 +631,7 @@ def drop_cost_numbers(runs: pd.DataFrame | None, profiles: Sequence[str]) -> Num
             mine = None
             if hw is not None and (backend, profile) in means.index.droplevel("drop_rate"):
                 mine = means.xs((backend, profile), level=("backend", "profile"))
-                both = hw.join(mine, how="inner", lsuffix="_hw")
+                both = hw.add_suffix("_hw").join(mine, how="inner")
                 mine = both[(both["packets_dropped_hw"] > 0) & (both["packets_dropped"] > 0)]
             if mine is None or mine.empty:
                 out.update({macro_name(*key, x): NA for x in suffixes})
