@@ -1,13 +1,15 @@
 # emusim: every scenario of scenarios/ on the hardware (the 2001 report's data, or a testbed over
 # SSH), in ns-3 and in Mininet; their distance from the hardware; every figure, table and the
-# paper, for the report's study and the others (router forwarding, the lossy link, FAST TCP's
-# multi-flow dynamics).
+# paper, for each study of src/emusim/studies/ (the 2001 report's, router forwarding, the lossy
+# link, FAST TCP's multi-flow dynamics; docs/adding-a-study.md).
 #
 #   snakemake all [--config scale=quick]      (make study)
 #
-# The Snakefile only wires; each stage is a file in workflow/rules/.
+# The Snakefile only wires; each stage is a file in workflow/rules/, each study's own rules a
+# file in workflow/rules/studies/.
 import os
 import sys
+from pathlib import Path
 
 from snakemake.utils import min_version
 
@@ -32,10 +34,22 @@ include: "workflow/rules/testbed.smk"
 include: "workflow/rules/ns3.smk"
 include: "workflow/rules/mininet.smk"
 include: "workflow/rules/analysis.smk"
+
+
+# Each study of the registry (emusim.studies) brings its rules file; the figure rule and the
+# paper, included after them, loop over what they registered.
+for _study in studies.registry():
+    _rules = Path(workflow.basedir, "workflow", "rules", "studies", f"{_study}.smk")
+    if not _rules.is_file():
+        raise WorkflowError(
+            f"study {_study!r} (src/emusim/studies/{_study}/) has no rules file {_rules}"
+        )
+
+    include: str(_rules)
+
+
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
-include: "workflow/rules/forwarding.smk"
-include: "workflow/rules/multiflow.smk"
 include: "workflow/rules/cluster.smk"
 
 

@@ -228,6 +228,7 @@ def cmd_list(args: argparse.Namespace, extra: list[str]) -> int:
         "profiles": _list_profiles,
         "variants": _list_variants,
         "backends": _list_backends,
+        "studies": _list_studies,
     }[args.what](args)
 
 
@@ -260,6 +261,43 @@ def _list_scenarios(args: argparse.Namespace) -> int:
     print(f"scale {scale}: points and repetitions of each scenario (emusim points NAME)")
     _table(["scenario", "workload", "points", "reps", "axes", "profiles", "description"], rows)
     return status
+
+
+def _list_studies(args: argparse.Namespace) -> int:
+    from emusim import scenario as sc
+    from emusim import studies
+
+    scale = _scale(args)
+    known = _known_profiles()
+    claimed: dict[str, list[str]] = {name: [] for name in studies.registry()}
+    unclaimed = []
+    for name in sc.scenario_names():
+        try:
+            owners = studies.claimed_by(sc.load(name, scale, known))
+        except sc.ScenarioError:
+            continue  # `emusim list scenarios` names the invalid ones
+        for owner in owners:
+            claimed[owner].append(name)
+        if not owners:
+            unclaimed.append(name)
+    rows = [
+        [
+            s.name,
+            _shown(paths.REPO_ROOT / "workflow" / "rules" / "studies" / f"{s.name}.smk"),
+            f"paper/{s.section}.tex",
+            claimed[s.name] or "-",
+            s.title,
+        ]
+        for s in studies.registry().values()
+    ]
+    print("studies (src/emusim/studies/; docs/adding-a-study.md), in the paper's order")
+    _table(["study", "rules", "section", "scenarios", "what it is"], rows)
+    if unclaimed:
+        print(
+            f"scenarios no study presents (a generic figure and an appendix entry each): "
+            f"{', '.join(unclaimed)}"
+        )
+    return 0
 
 
 def _list_profiles(args: argparse.Namespace) -> int:
@@ -308,7 +346,7 @@ def _list_variants(args: argparse.Namespace) -> int:
 
 
 def _list_backends(args: argparse.Namespace) -> int:
-    from emusim import forwarding
+    from emusim.workloads import udp_flood
 
     config = _config()
     configured = config.get("backends") or []
@@ -341,10 +379,10 @@ def _list_backends(args: argparse.Namespace) -> int:
             "programs built" if built else "programs not built yet (the workflow builds them)",
         ],
         [
-            forwarding.MODEL_BACKEND,
+            udp_flood.MODEL_BACKEND,
             "ns3" in configured and "mininet" in configured,
             "ns-3 with the router processing model fitted to Mininet (router-forwarding)",
-            f"results/{forwarding.MODEL_BACKEND}/SCENARIO/PROFILE/POINT/runK.json",
+            f"results/{udp_flood.MODEL_BACKEND}/SCENARIO/PROFILE/POINT/runK.json",
             "derived: needs ns3 and mininet",
         ],
         [
@@ -800,9 +838,10 @@ def build_parser() -> argparse.ArgumentParser:
             "emusim list profiles",
             "emusim list variants",
             "emusim list backends",
+            "emusim list studies",
         ),
     )
-    p.add_argument("what", choices=("scenarios", "profiles", "variants", "backends"))
+    p.add_argument("what", choices=("scenarios", "profiles", "variants", "backends", "studies"))
     _add_scale(p)
     p.set_defaults(func=cmd_list)
 

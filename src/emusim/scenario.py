@@ -47,10 +47,10 @@ AXES: dict[str, Axis] = {
     "variant": Axis(("tcp", "variant"), "variant"),
     "loss": Axis(("impairment", "link", "loss"), "decimal"),
     "delay_ms": Axis(("impairment", "link", "delay_ms"), "int"),
-    # the router-forwarding study (workload udp-flood, emusim.forwarding)
+    # the router-forwarding study (workload udp-flood, emusim.workloads.udp_flood)
     "payload_B": Axis(("workload", "payload_B"), "int"),
     "path": Axis(("workload", "path"), "choice", ("direct", "routed")),
-    # the multi-flow study (workload multiflow, emusim.multiflow): identical flows' number
+    # the multi-flow study (workload multiflow, emusim.workloads.multiflow): identical flows' number
     "n_flows": Axis(("workload", "flows", "count"), "int"),
 }
 """Every axis a scenario may sweep. Adding an axis is one entry here."""
@@ -321,7 +321,7 @@ def _check_point(settings: dict, path: Path, pid: str) -> None:
     if settings["workload"]["kind"] == "udp-flood":
         _check_flood(settings["workload"], path, pid)
     if settings["workload"]["kind"] == "multiflow":
-        from emusim import multiflow
+        from emusim.workloads import multiflow
 
         problem = multiflow.check(settings)
         if problem:

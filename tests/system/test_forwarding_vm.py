@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from workflow_copy import SNAKEMAKE, copy_workflow
 
-from emusim import forwarding
 from emusim import scenario as sc
+from emusim.workloads import udp_flood
 
 pytestmark = [
     pytest.mark.ns3,
@@ -77,11 +77,11 @@ def test_every_point_ran_in_the_vm_with_its_kernel_recorded(study):
         payload = run["params"]["payload_B"]
         assert m["tx_datagrams"] > 0 and 0 <= m["rx_datagrams"] <= m["tx_datagrams"]
         # no sender outruns its link
-        assert m["tx_pps"] <= forwarding.line_rate_pps(payload) * 1.05
+        assert m["tx_pps"] <= udp_flood.line_rate_pps(payload) * 1.05
         assert m["loss"] == pytest.approx(1 - m["rx_datagrams"] / m["tx_datagrams"])
         if run["params"]["path"] == "routed":
             # every frame the sink got passed the router's egress
-            frames = m["rx_datagrams"] * forwarding.frames(payload)
+            frames = m["rx_datagrams"] * udp_flood.frames(payload)
             assert m["router_forwarded_frames"] >= frames
         else:
             assert m["router_forwarded_frames"] == 0
@@ -91,7 +91,7 @@ def test_ns3_without_the_model_forwards_at_line_rate(study):
     for run in _runs(study, "ns3"):
         payload = run["params"]["payload_B"]
         assert run["metrics"]["packets_per_s"] == pytest.approx(
-            forwarding.line_rate_pps(payload), rel=1e-3
+            udp_flood.line_rate_pps(payload), rel=1e-3
         )
         assert run["metrics"]["loss"] == 0
 
@@ -119,28 +119,28 @@ def test_the_model_is_fitted_to_the_emulation_and_run(study):
                         (router, ("per_packet", "per_byte"))):  # fmt: skip
         for term in terms:
             assert part[f"{term}_s"] >= 0, term
-    model = {r["point"]: r for r in _runs(study, forwarding.MODEL_BACKEND)}
+    model = {r["point"]: r for r in _runs(study, udp_flood.MODEL_BACKEND)}
     assert set(model) == {p.id for p in quick.points}
     for point in quick.points:
         payload = point.values["payload_B"]
         g = (
             host["per_datagram_s"]
-            + host["per_extra_frame_s"] * (forwarding.frames(payload) - 1)
-            + host["per_byte_s"] * forwarding.ip_bytes(payload)
+            + host["per_extra_frame_s"] * (udp_flood.frames(payload) - 1)
+            + host["per_byte_s"] * udp_flood.ip_bytes(payload)
         )
         m = model[point.id]["metrics"]
         assert m["loss"] == 0  # a shared CPU forwards whatever its sender makes
         if point.values["path"] == "direct":
-            expected = min(1 / g, forwarding.line_rate_pps(payload))
+            expected = min(1 / g, udp_flood.line_rate_pps(payload))
             assert m["packets_per_s"] == pytest.approx(expected, rel=2e-3)
 
 
 def test_both_comparisons_have_every_point_and_metric(study):
     quick = sc.load(SCENARIO, "quick")
-    for other in ("ns3", forwarding.MODEL_BACKEND):
+    for other in ("ns3", udp_flood.MODEL_BACKEND):
         table = pd.read_csv(_results(study) / "compare" / f"{SCENARIO}-{other}-vs-mininet.csv")
-        assert len(table) == len(quick.points) * len(forwarding.METRICS)
-        assert set(table["metric"]) == set(forwarding.METRICS)
+        assert len(table) == len(quick.points) * len(udp_flood.METRICS)
+        assert set(table["metric"]) == set(udp_flood.METRICS)
         rates = table[table["metric"] != "loss"]
         assert rates[["mininet", other]].notna().all().all()
         assert rates["rel_diff"].to_numpy() == pytest.approx(

@@ -19,10 +19,11 @@ from workflow_copy import SNAKEMAKE, copy_workflow
 from emusim import paper_numbers as pn
 from emusim import paperbuild
 from emusim.paths import REPO_ROOT
+from emusim.studies.report_2001 import numbers as report_numbers
 
 PAPER_SOURCES = [
     REPO_ROOT / "paper" / "paper.tex",
-    *sorted((REPO_ROOT / "paper/sections").glob("*.tex")),
+    *sorted((REPO_ROOT / "paper/sections").rglob("*.tex")),
 ]
 
 # The line-rate limit in the report's accounting, from the framing: 10^8 bit/s is 12 500 000 B/s
@@ -83,7 +84,7 @@ def test_baseline_numbers_against_the_line_rate_limit(tmp_path):
         "baseline-tcp,hardware,native,base,throughput_report_Bps,10,12374712.12\n"
         "baseline-tcp,ns3,linux-2.2,base,throughput_report_Bps,1,12398551.73\n",
     )
-    out = pn.baseline_numbers({"baseline-tcp": stats}, ["linux-2.2", "ns3-default"])
+    out = report_numbers.baseline_numbers({"baseline-tcp": stats}, ["linux-2.2", "ns3-default"])
     # 12374712.12 / (12.5e6 * 1526 / 1538) = 0.99776...
     assert out["LineRateFractionBaselineTcpHardwareNative"] == "0.998"
     assert out["LineRateFractionBaselineTcpNsThreeLinuxTwoTwo"] == "1.000"
@@ -136,13 +137,13 @@ def test_delay_numbers(tmp_path):
             },
         },
     }
-    out = pn.delay_numbers(delay, published)
+    out = report_numbers.delay_numbers(delay, published)
     assert out["FittedDelayUs"] == "71.89"
     assert out["LsqDelayCiLowUs"] == "62.84" and out["LsqDelayCiHighUs"] == "68.70"
     # The report's 71.8878 µs is above 68.70: outside the interval.
     assert out["ReportDelayInsideCi"] == "outside"
-    assert pn.report_numbers(published)["ReportDelayUs"] == "72"
-    empty = pn.delay_numbers(None, published)
+    assert report_numbers.report_numbers(published)["ReportDelayUs"] == "72"
+    empty = report_numbers.delay_numbers(None, published)
     assert set(empty) == set(out) and empty["FittedDelayUs"] == pn.NA
 
 
@@ -158,7 +159,7 @@ def test_ablation_numbers(tmp_path):
         "2,delayed-ACK timeout,random-drop,ns3,linux-2.2,throughput_report_Bps,4,0.05,0.1,x\n",
     )
     steps = ["none (ns3-default)", "minimum RTO", "delayed-ACK timeout"]
-    out = pn.ablation_numbers(ablation, ["random-drop", "regular-drop"], steps)
+    out = report_numbers.ablation_numbers(ablation, ["random-drop", "regular-drop"], steps)
     assert out["AblationSteps"] == "2"
     assert out["AblationStartMedianRandomDrop"] == "0.950"
     assert out["AblationEndMedianRandomDrop"] == "0.0500"
@@ -170,7 +171,9 @@ def test_ablation_numbers(tmp_path):
     assert out["AblationMedianRandomDropBeforeNoneNsThreeDefault"] == pn.NA
     assert out["AblationMaxRandomDropStepMinimumRTO"] == "0.990"
     assert out["AblationStartMedianRegularDrop"] == pn.NA
-    assert set(pn.ablation_numbers(None, ["random-drop", "regular-drop"], steps)) == set(out)
+    assert set(
+        report_numbers.ablation_numbers(None, ["random-drop", "regular-drop"], steps)
+    ) == set(out)
 
 
 def test_trace_numbers(tmp_path):
@@ -191,7 +194,7 @@ def test_trace_numbers(tmp_path):
         "regular-1in6,hardware,native,iterations=10000+mode=regular,elapsed_s,10,37.4,1.77,1.77,"
         "346.65\n",
     )
-    out = pn.trace_numbers(traces, stats, ["linux-2.2", "ns3-default"], every_n=6)
+    out = report_numbers.trace_numbers(traces, stats, ["linux-2.2", "ns3-default"], every_n=6)
     assert out["PathologyLinuxTwoTwoElapsedS"] == "68.4"
     assert out["PathologyLinuxTwoTwoRtoWaits"] == "333"
     # 65.62 s of 68.44 s waiting: 95.9 %; 65.62 s / 333 waits = 197 ms each.
@@ -224,7 +227,7 @@ def test_one_in_six_numbers_count_stalls_per_iteration_count():
         ],
         columns=["backend", "profile", "iterations", "mode", "elapsed_s"],
     )
-    out = pn.one_in_six_numbers(runs, ["linux-2.2", "ns3-default"])
+    out = report_numbers.one_in_six_numbers(runs, ["linux-2.2", "ns3-default"])
     assert out["OneInSixStallFactor"] == "10"
     assert out["OneInSixHardwareRuns"] == "5" and out["OneInSixHardwareStalled"] == "2"
     assert out["OneInSixHardwarePoints"] == "2" and out["OneInSixHardwarePointsStalled"] == "2"
@@ -237,7 +240,7 @@ def test_one_in_six_numbers_count_stalls_per_iteration_count():
     assert out["OneInSixHardwareStalledVsHardware"] == "2"
     assert out["OneInSixNsThreeLinuxTwoTwoFastS"] == "2.58"
     assert out["OneInSixNsThreeNsThreeDefaultRuns"] == pn.NA
-    assert set(pn.one_in_six_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
+    assert set(report_numbers.one_in_six_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
 
 
 def test_drop_cost_numbers_split_the_gap_into_drops_and_time_per_drop():
@@ -259,7 +262,7 @@ def test_drop_cost_numbers_split_the_gap_into_drops_and_time_per_drop():
     runs = pd.DataFrame(
         rows, columns=["backend", "profile", "drop_rate", "status", "elapsed_s", "packets_dropped"]
     )
-    out = pn.drop_cost_numbers(runs, ["linux-2.2", "ns3-default"])
+    out = report_numbers.drop_cost_numbers(runs, ["linux-2.2", "ns3-default"])
     assert out["DropCostNsThreeLinuxTwoTwoRate"] == "0.2"
     assert out["DropCostNsThreeLinuxTwoTwoElapsedPercent"] == "25.0"
     assert out["DropCostNsThreeLinuxTwoTwoDropsPercent"] == "1.0"
@@ -268,7 +271,7 @@ def test_drop_cost_numbers_split_the_gap_into_drops_and_time_per_drop():
     assert out["DropCostNsThreeLinuxTwoTwoMsPerDrop"] == "75.8"
     assert out["DropCostNsThreeNsThreeDefaultRate"] == pn.NA
     assert out["DropCostMininetLinuxTwoTwoRate"] == pn.NA
-    assert set(pn.drop_cost_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
+    assert set(report_numbers.drop_cost_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
 
 
 def test_selfcheck_numbers(tmp_path):

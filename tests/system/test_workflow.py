@@ -15,9 +15,10 @@ import pandas as pd
 import pytest
 from workflow_copy import SNAKEMAKE, copy_workflow
 
-from emusim import analytic, tcptrace, variants
-from emusim import multiflow as mf
 from emusim import scenario as sc
+from emusim import tcptrace, variants
+from emusim.studies.multiflow import phases as multiflow_phases
+from emusim.studies.report_2001 import analytic
 
 pytestmark = [pytest.mark.ns3, pytest.mark.slow]
 
@@ -274,7 +275,7 @@ def test_the_multiflow_study(workdir):
                 assert row.aggregate_Mbps == pytest.approx(total[settled].mean())
     # FAST in scenario I: no drops, the link full, a steady queue, the first flow alone keeps
     # between alpha and beta packets queued (its baseRTT is exact: it met an empty queue)
-    alpha, beta = mf.queue_target_pkts("fast")
+    alpha, beta = multiflow_phases.queue_target_pkts("fast")
     one = pd.read_csv(quick / "results/multiflow/multiflow-dynamic-i.csv")
     fast = one[one["variant"] == "fast"].sort_values("phase")
     assert fast["drops_phase"].sum() == 0

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from emusim import analytic
+from emusim.studies.report_2001 import analytic
 
 # RTT 100 ms, T0 1 s, b = 2, p = 0.01: the example worked by hand below.
 HAND = analytic.PathModel(rtt_s=0.1, t0_s=1.0, w_max=1000, b=2, line_rate_pps=1e9)

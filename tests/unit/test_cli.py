@@ -157,6 +157,22 @@ def test_list_backends():
         assert rows[name][1] == ("yes" if name in config["backends"] else "no")
 
 
+def test_list_studies_shows_each_package_its_files_and_scenarios():
+    proc = emusim("list", "studies", "--scale", "quick")
+    assert proc.returncode == 0, proc.stderr
+    rows = _rows(proc.stdout)
+    packages = sorted(
+        p.parent.name for p in (REPO / "src" / "emusim" / "studies").glob("*/__init__.py")
+    )
+    assert sorted(n for n in rows if n in packages) == packages
+    for name in packages:
+        assert rows[name][1] == f"workflow/rules/studies/{name}.smk"
+        assert (REPO / rows[name][1]).is_file() and (REPO / rows[name][2]).is_file()
+    # a scenario with a `reference` (the 2001 report's tables) is the report's study's
+    assert "random-drop" in rows["report_2001"][3]
+    assert rows["router_forwarding"][3] == "router-forwarding"
+
+
 # --- validate ---------------------------------------------------------------------------------
 
 

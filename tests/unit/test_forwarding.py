@@ -10,11 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from emusim import forwarding, forwarding_fit, forwarding_paper, plots_forwarding, profiles
 from emusim import paper_numbers as pn
+from emusim import profiles
 from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
 from emusim.paths import REPO_ROOT
+from emusim.studies.router_forwarding import figures as plots_forwarding
+from emusim.studies.router_forwarding import fit as forwarding_fit
+from emusim.studies.router_forwarding import numbers as forwarding_paper
+from emusim.workloads import udp_flood
 
 # IEEE 802.3 on the wire, per frame: preamble and SFD 8, MAC header 14, FCS 4, inter-frame
 # gap 12; a frame's payload (the IP packet) is at least 46 bytes. IPv4 header 20, UDP 8.
@@ -40,43 +44,43 @@ def by_hand_wire(ip_lengths):
     ],
 )
 def test_fragments_and_wire_bytes(payload, ip_lengths):
-    assert forwarding.fragments(payload) == ip_lengths
-    assert forwarding.frames(payload) == len(ip_lengths)
-    assert forwarding.ip_bytes(payload) == sum(ip_lengths)
-    assert forwarding.wire_bytes(payload) == by_hand_wire(ip_lengths)
+    assert udp_flood.fragments(payload) == ip_lengths
+    assert udp_flood.frames(payload) == len(ip_lengths)
+    assert udp_flood.ip_bytes(payload) == sum(ip_lengths)
+    assert udp_flood.wire_bytes(payload) == by_hand_wire(ip_lengths)
 
 
 def test_line_rate():
     # 64 B: a 92-byte IP packet, 130 byte-times: 12 500 000 / 130 = 96 153.8 datagrams/s
-    assert forwarding.line_rate_pps(64) == pytest.approx(96153.846, abs=1e-3)
-    assert forwarding.line_rate_pps(1472) == pytest.approx(LINK_Bps / 1538)
+    assert udp_flood.line_rate_pps(64) == pytest.approx(96153.846, abs=1e-3)
+    assert udp_flood.line_rate_pps(1472) == pytest.approx(LINK_Bps / 1538)
     # 8192 B: 5 x 1538 + (820 + 38) = 8548 byte-times
-    assert forwarding.line_rate_pps(8192) == pytest.approx(LINK_Bps / 8548)
-    assert forwarding.line_rate_Mbps(1472) == pytest.approx(
+    assert udp_flood.line_rate_pps(8192) == pytest.approx(LINK_Bps / 8548)
+    assert udp_flood.line_rate_Mbps(1472) == pytest.approx(
         1472 / 1538 * 100
     )  # payload share of the wire
-    assert forwarding.line_rate_Mbps(64, 10e6) == pytest.approx(64 / 130 * 10)
+    assert udp_flood.line_rate_Mbps(64, 10e6) == pytest.approx(64 / 130 * 10)
 
 
 def test_flood_metrics():
-    m = forwarding.flood_metrics(512, 1001, 2.0, 901, 1.8, send_errors=3)
+    m = udp_flood.flood_metrics(512, 1001, 2.0, 901, 1.8, send_errors=3)
     assert m["tx_pps"] == pytest.approx(1000 / 2.0)
     assert m["packets_per_s"] == pytest.approx(900 / 1.8)
     assert m["throughput_Mbps"] == pytest.approx(500 * 512 * 8 / 1e6)
     assert m["loss"] == pytest.approx(100 / 1001)
     assert m["frames_per_datagram"] == 1 and m["send_errors"] == 3
-    empty = forwarding.flood_metrics(64, 0, 0.0, 0, 0.0)
+    empty = udp_flood.flood_metrics(64, 0, 0.0, 0, 0.0)
     assert empty["packets_per_s"] == 0 and empty["loss"] == 0
 
 
 def test_fragmented_floods_are_paced_at_line_rate():
-    assert forwarding.flood_pace(1472, 100e6, 100) is None  # one frame: refused whole
-    rate, burst = forwarding.flood_pace(8192, 100e6, 100)
+    assert udp_flood.flood_pace(1472, 100e6, 100) is None  # one frame: refused whole
+    rate, burst = udp_flood.flood_pace(8192, 100e6, 100)
     assert rate == pytest.approx(LINK_Bps / 8548)
     # 6 frames a datagram, at most half the 100-frame queue back to back: 8 datagrams
     assert burst == 8 and burst * 6 <= 50
     # 2048 B: fragments of 1500 and 596 IP bytes, 2 frames: 10 // 2 // 2 = 2 datagrams
-    rate, burst = forwarding.flood_pace(2048, 100e6, 10)
+    rate, burst = udp_flood.flood_pace(2048, 100e6, 10)
     assert rate == pytest.approx(LINK_Bps / (1538 + 596 + 38)) and burst == 2
 
 
@@ -87,13 +91,13 @@ def test_scenario_points():
     assert [p.values["payload_B"] for p in paper.points][::2] == [
         64, 128, 256, 512, 1024, 1472, 2048, 4096, 8192,
     ]  # fmt: skip
-    assert {p.values["path"] for p in quick.points} == set(forwarding.PATHS)
+    assert {p.values["path"] for p in quick.points} == set(udp_flood.PATHS)
     assert quick.points[0].workload == {
         "kind": "udp-flood", "duration_s": 1, "payload_B": 64, "path": "direct",
     }  # fmt: skip
-    assert forwarding.is_flood(quick)
-    assert forwarding.destination("direct", quick.settings["topology"]) == "192.168.1.1"
-    assert forwarding.destination("routed", quick.settings["topology"]) == "192.168.2.2"
+    assert udp_flood.is_flood(quick)
+    assert udp_flood.destination("direct", quick.settings["topology"]) == "192.168.1.1"
+    assert udp_flood.destination("routed", quick.settings["topology"]) == "192.168.2.2"
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -153,15 +157,15 @@ FIT = {
 
 
 def test_ns3_model_args():
-    args = forwarding.ns3_model_args(FIT, 8192)
+    args = udp_flood.ns3_model_args(FIT, 8192)
     # the generator's time for 8192 B: 200 us + 5 more frames x 50 us + 8320 IP bytes x 10 ns
     # = 533.2 us
     assert "--generatorTimeNs=533200.000" in args
     assert "--routerPerPacketNs=30000.000" in args and "--routerPerByteNs=2.000000" in args
     assert "--sharedCpu=true" in args and "--processorQueuePackets=1000" in args
     bad = {**FIT, "router": {"per_packet_s": float("nan"), "per_byte_s": 0.0}}
-    with pytest.raises(forwarding.ForwardingError, match=r"router\.per_packet_s"):
-        forwarding.ns3_model_args(bad, 64)
+    with pytest.raises(udp_flood.ForwardingError, match=r"router\.per_packet_s"):
+        udp_flood.ns3_model_args(bad, 64)
 
 
 # --- the fit, on runs made from known costs ----------------------------------------------------
@@ -178,11 +182,11 @@ def synthetic_runs(noise: float, reps: int = 4, seed: int = 1) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     rows = []
     for p in SIZES:
-        k, b = forwarding.frames(p), forwarding.ip_bytes(p)
+        k, b = udp_flood.frames(p), udp_flood.ip_bytes(p)
         g, r = G_DATAGRAM + G_FRAME * (k - 1) + G_BYTE * b, R_PACKET * k + R_BYTE * b
         for rep in range(1, reps + 1):
             for path, t in (("direct", g), ("routed", g + r)):
-                pace = min(1 / t, forwarding.line_rate_pps(p))
+                pace = min(1 / t, udp_flood.line_rate_pps(p))
                 pace *= 1 + noise * rng.standard_normal()
                 rows.append({"payload_B": p, "path": path, "repetition": rep,
                              "tx_pps": pace, "packets_per_s": pace})  # fmt: skip
@@ -227,8 +231,8 @@ def test_fit_leaves_a_negative_cost_out():
     runs = synthetic_runs(0.0)
     # a router whose time shrinks with size: the per-byte estimate is negative
     routed = runs["path"] == "routed"
-    b = runs["payload_B"].map(forwarding.ip_bytes)
-    k = runs["payload_B"].map(forwarding.frames)
+    b = runs["payload_B"].map(udp_flood.ip_bytes)
+    k = runs["payload_B"].map(udp_flood.frames)
     g = G_DATAGRAM + G_FRAME * (k - 1) + G_BYTE * b
     runs.loc[routed, "tx_pps"] = 1 / (g[routed] + 40e-6 * k[routed] - 1e-9 * b[routed])
     router = forwarding_fit.fit(runs, "mininet")["router"]
@@ -243,7 +247,7 @@ def test_fit_without_a_fragmented_size_cannot_tell_the_fragment_cost():
     runs = synthetic_runs(0.0)
     # the largest sizes reach the line rate: no fragmented datagram was held back by the CPU
     fragmented = runs["payload_B"] > 1472
-    runs.loc[fragmented, "tx_pps"] = runs.loc[fragmented, "payload_B"].map(forwarding.line_rate_pps)
+    runs.loc[fragmented, "tx_pps"] = runs.loc[fragmented, "payload_B"].map(udp_flood.line_rate_pps)
     host = forwarding_fit.fit(runs, "mininet")["host"]
     assert host["n"] == 3 * 4
     assert host["per_extra_frame_s"] == 0.0 and math.isnan(host["per_extra_frame_estimate_s"])
@@ -255,8 +259,8 @@ def test_fit_without_a_fragmented_size_cannot_tell_the_fragment_cost():
 def test_fit_without_cpu_bound_runs_costs_nothing():
     rows = [
         {"payload_B": p, "path": path, "repetition": 1,
-         "tx_pps": forwarding.line_rate_pps(p), "packets_per_s": forwarding.line_rate_pps(p)}
-        for p in SIZES for path in forwarding.PATHS
+         "tx_pps": udp_flood.line_rate_pps(p), "packets_per_s": udp_flood.line_rate_pps(p)}
+        for p in SIZES for path in udp_flood.PATHS
     ]  # fmt: skip
     fit = forwarding_fit.fit(pd.DataFrame(rows), "mininet")
     assert fit["host"]["per_datagram_s"] == fit["router"]["per_packet_s"] == 0.0
@@ -264,7 +268,7 @@ def test_fit_without_cpu_bound_runs_costs_nothing():
 
 
 def test_fit_refuses_an_unknown_backend():
-    with pytest.raises(forwarding.ForwardingError, match="hardware"):
+    with pytest.raises(udp_flood.ForwardingError, match="hardware"):
         forwarding_fit.fit(synthetic_runs(0.0), "hardware")
 
 
@@ -275,9 +279,9 @@ def _stats() -> pd.DataFrame:
     rows = []
     for backend, scale in (("mininet", 0.03), ("ns3", 1.0), ("ns3-model", 0.03)):
         for p in (64, 512, 1472, 8192):
-            for path in forwarding.PATHS:
-                pps = forwarding.line_rate_pps(p) * scale * (0.9 if path == "routed" else 1)
-                pps = min(pps, forwarding.line_rate_pps(p))
+            for path in udp_flood.PATHS:
+                pps = udp_flood.line_rate_pps(p) * scale * (0.9 if path == "routed" else 1)
+                pps = min(pps, udp_flood.line_rate_pps(p))
                 for metric, value in (("tx_pps", pps), ("packets_per_s", pps),
                                       ("throughput_Mbps", pps * p * 8 / 1e6),
                                       ("loss", 0.01 if path == "routed" else 0.0)):  # fmt: skip
@@ -302,7 +306,7 @@ def test_paper_numbers_from_hand_made_results():
     out = forwarding_paper.numbers(
         ["router-forwarding", "random-drop"], "quick", tables.get, jsons.get
     )
-    line64 = forwarding.line_rate_pps(64)
+    line64 = udp_flood.line_rate_pps(64)
     assert out["RouterForwardingSizes"] == "4" and out["RouterForwardingSmallestB"] == "64"
     assert out["RouterForwardingLineRatePpsSmallest"] == r"96\,154"
     assert out["RouterForwardingMininetGeneratorPps"] == str(round(line64 * 0.03))

@@ -4,9 +4,11 @@ per-variant table, the paper's numbers and the figures."""
 import pandas as pd
 import pytest
 
-from emusim import lossy, plots_lossy
 from emusim import paper_numbers as pn
 from emusim.compare import compare_backends, run_status
+from emusim.studies.lossy_link import figures as plots_lossy
+from emusim.studies.lossy_link import numbers as lossy_numbers
+from emusim.studies.lossy_link import variants_table as lossy
 
 PROFILE = "linux-6.1"
 HTCP, NEWRENO, CDG, CLEAN = (
@@ -103,7 +105,9 @@ def test_the_variant_table_at_the_headline_cell(comparison):
 
 
 def test_the_paper_numbers_of_the_study(comparison):
-    out = pn.lossy_link_numbers("lossy-link", comparison, lossy.HEADLINE, 1_000_568, 120, 100)
+    out = lossy_numbers.lossy_link_numbers(
+        "lossy-link", comparison, lossy.HEADLINE, 1_000_568, 120, 100
+    )
     # at 5 % and 10 ms only htcp ran on both: |0.2|
     assert out["LossyLinkHeadlineCompared"] == "1"
     assert out["LossyLinkHeadlineRelDiffMedian"] == "0.200"
@@ -118,7 +122,7 @@ def test_the_paper_numbers_of_the_study(comparison):
     assert out["LossyLinkCellsTimeout"] == "1"
     assert out["LossyLinkHeadlineLossPercent"] == "5" and out["LossyLinkTransferMB"] == "1.00"
     assert out["LossyLinkSelfcheck"] == "failed: throughput"
-    empty = pn.lossy_link_numbers("lossy-link", None, lossy.HEADLINE, None, None)
+    empty = lossy_numbers.lossy_link_numbers("lossy-link", None, lossy.HEADLINE, None, None)
     assert set(empty) == set(out)
     assert empty["LossyLinkHeadlineRelDiffMedian"] == pn.NA
 

@@ -8,10 +8,11 @@ import subprocess
 import numpy as np
 import pytest
 
-from emusim import multiflow as mf
 from emusim import profiles
 from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
+from emusim.studies.multiflow import phases
+from emusim.workloads import multiflow as mf
 
 
 def _settings(**workload):
@@ -25,11 +26,11 @@ def _settings(**workload):
 
 
 def test_jain_index_against_hand_values():
-    assert mf.jain_index([5, 5, 5]) == pytest.approx(1.0)
-    assert mf.jain_index([3, 0, 0]) == pytest.approx(1 / 3)
+    assert phases.jain_index([5, 5, 5]) == pytest.approx(1.0)
+    assert phases.jain_index([3, 0, 0]) == pytest.approx(1 / 3)
     # (1 + 2)^2 / (2 (1 + 4)) = 9 / 10
-    assert mf.jain_index([1, 2]) == pytest.approx(0.9)
-    assert np.isnan(mf.jain_index([]))
+    assert phases.jain_index([1, 2]) == pytest.approx(0.9)
+    assert np.isnan(phases.jain_index([]))
 
 
 def test_identical_flows_expand_and_lists_keep_their_order():
@@ -137,7 +138,7 @@ def test_phase_table_against_a_hand_made_series():
             "drops": [0, 3, 0, 1, 2, 0, 0, 0],
         }
     }
-    table = mf.phase_table(run, settings)
+    table = phases.phase_table(run, settings)
     first, second = table.iloc[0], table.iloc[1]
     # settled half of phase 1: samples at 3 and 4 s
     assert first.flows_active == 1 and first.buffer_pkts == 50
@@ -180,7 +181,7 @@ def test_two_fast_flows_share_fairly_and_keep_alpha_to_beta_queued(ns3_programs)
     rates = np.asarray(series["flow_Mbps"])[:, late].mean(axis=1)
     capacity = 20 * 1448 / 1538
     assert rates.sum() > 0.97 * capacity
-    assert mf.jain_index(rates) > 0.99
+    assert phases.jain_index(rates) > 0.99
     per_flow = np.asarray(series["flow_queue_pkts"])[:, late].mean(axis=1)
     # FAST holds between Alpha (100) and Beta (150) packets per flow (docs/fast-tcp.md)
     assert np.all((per_flow > 95) & (per_flow < 155)), per_flow
@@ -220,7 +221,7 @@ def test_flows_send_only_inside_their_time_and_the_buffer_steps_and_bounds(ns3_p
 
 
 def test_buffer_numbers_count_phases_as_fasts_design_predicts():
-    from emusim import multiflow_paper
+    from emusim.studies.multiflow import numbers as multiflow_paper
 
     # n alpha = 200 (alpha 100 from the registry): buffers of 50 and 100 cannot hold it
     base = {"variant": "fast", "n_flows": 2, "drops_settled": 0, "queue_mean_pkts": 200.0}

@@ -1,9 +1,11 @@
-"""emusim.plots: every figure is written as a valid PDF and PNG, reproducibly."""
+"""The 2001 report's figures (emusim.studies.report_2001.figures): every figure is written as a
+valid PDF and PNG, reproducibly."""
 
 import pandas as pd
 import pytest
 
-from emusim import compare, plots, plotting, reference, stats
+from emusim import compare, plotting, reference, stats
+from emusim.studies.report_2001 import figures as plots
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -6,7 +6,8 @@ import textwrap
 import pandas as pd
 import pytest
 
-from emusim import ablation, profiles, tcptrace
+from emusim import profiles, tcptrace
+from emusim.studies.report_2001 import ablation
 
 # A regular dropper, N = 3. Segments 0..4 are sent; the dropper drops the 3rd packet
 # (segment 2). Fast retransmit is impossible; segment 2 is retransmitted after a timeout and

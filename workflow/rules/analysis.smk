@@ -50,55 +50,6 @@ rule summary:
         "../scripts/summary.py"
 
 
-rule analytic_curves:
-    input:
-        delay=f"{RESULTS}/delay/one_way_delay.json",
-        profiles="config/tcp_profiles.yaml",
-    output:
-        f"{RESULTS}/analytic/{{scenario}}.csv",
-    log:
-        f"{PREFIX}logs/analytic/{{scenario}}.log",
-    conda:
-        "../envs/emusim.yaml"
-    params:
-        profiles=lambda wc: SCENARIOS[wc.scenario].profiles,
-    script:
-        "../scripts/analytic_curves.py"
-
-
-rule ablation:
-    input:
-        runs=lambda wc: ablation_run_paths(wc.scenario),
-        hardware=f"{RESULTS}/hardware/{{scenario}}.csv",
-        profiles="config/tcp_profiles.yaml",
-    output:
-        f"{RESULTS}/ablation/{{scenario}}.csv",
-    log:
-        f"{PREFIX}logs/ablation/{{scenario}}.log",
-    conda:
-        "../envs/emusim.yaml"
-    params:
-        scenario=lambda wc: SCENARIOS[wc.scenario],
-    script:
-        "../scripts/ablation.py"
-
-
-rule ablation_summary:
-    input:
-        expand(f"{RESULTS}/ablation/{{scenario}}.csv", scenario=ablation_scenarios()),
-    output:
-        csv=f"{RESULTS}/ablation/summary.csv",
-        table=f"{TABLES}/ablation.csv",
-        tex=f"{TABLES}/ablation.tex",
-        html=f"{TABLES}/ablation.html",
-    log:
-        f"{PREFIX}logs/ablation/summary.log",
-    conda:
-        "../envs/emusim.yaml"
-    script:
-        "../scripts/ablation_summary.py"
-
-
 rule compare_backends:
     input:
         stats=f"{RESULTS}/stats/{{scenario}}.csv",

@@ -9,7 +9,6 @@ from glob import glob
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from emusim import forwarding
 from emusim.backends.reference import runs as hw
 from emusim.linux import dropper as linux_dropper
 from emusim.linux import tcp as linux_tcp
@@ -17,11 +16,14 @@ from emusim.backends.ns3 import build as ns3build
 from emusim.backends.ns3 import command as ns3mod
 from emusim import profiles as tcp_profiles
 from emusim import scenario as sc
+from emusim import studies
 from emusim import variants as tcp_variants
 from emusim import vm
 from emusim.paths import scale_prefix
 from emusim.runjson import run_path
 from emusim.backends.testbed import inventory as testbed_inventory
+from emusim.workloads import multiflow as multiflow_workload
+from emusim.workloads import udp_flood
 
 validate(config, "../schemas/config.schema.yaml")
 
@@ -160,27 +162,6 @@ def ns3_run_paths(name):
     ]
 
 
-def ablation_scenarios():
-    """Scenarios the calibration ablation sweeps (config `ablation`), when ns-3 runs."""
-    if "ns3" not in BACKENDS or not tcp_profiles.ablation():
-        return []
-    names = config.get("ablation", {}).get("scenarios", [])
-    return [n for n in names if n in SCENARIOS and hardware_runs(n)]
-
-
-def ablation_run_paths(name):
-    """The ns-3 runs of every ablation step for one scenario, thinned as config says."""
-    s = SCENARIOS[name]
-    reps, stride = design_of("ablation", name)
-    repeat = config.get("ns3", {}).get("repeat_deterministic", False)
-    return [
-        str(run_path(RESULTS, "ns3", name, step.profile.name, point.id, k))
-        for step in tcp_profiles.ablation()
-        for point in s.thinned_points(stride)
-        for k in ns3mod.scenario_repetitions(s, point, step.profile, reps, repeat)
-    ]
-
-
 def design_of(section, name):
     """(repetitions, point stride) of a scenario in a thinned design (config SECTION.design
     at this scale; `Scenario.thinned_points`); the scenario's own design where none is set.
@@ -224,26 +205,6 @@ def trace_paths():
         for point in trace_points(name)
         for profile in SCENARIOS[name].profiles
         for ext in ("csv.gz", "json")
-    ]
-
-
-def regular_every_n(name):
-    """N of a scenario's regular dropper (0 if the scenario is not loaded)."""
-    if name not in SCENARIOS:
-        return 0
-    return SCENARIOS[name].settings["impairment"]["dropper"].get("every_n", 0)
-
-
-def pathology_traces():
-    """Traces of regular-1in6's regular-dropper runs, one per profile (Figure 4.5)."""
-    if "ns3" not in BACKENDS:
-        return []
-    name = "regular-1in6"
-    return [
-        f"{RESULTS}/traces/{name}/{profile}/{point.id}/run1.csv.gz"
-        for point in trace_points(name)
-        if point.dropper.get("mode") == "regular"
-        for profile in SCENARIOS[name].profiles
     ]
 
 
@@ -368,8 +329,10 @@ def backend_tables_of(name):
         tables.append(f"{RESULTS}/ns3/{name}.csv")
     if "mininet" in BACKENDS and mininet_profiles(name):
         tables.append(f"{RESULTS}/mininet/{name}.csv")
-    # ns-3 with the router processing model (forwarding.smk)
-    return tables + forwarding_model_tables(name)
+    # a study's own backends' runs (the router-forwarding study's ns3-model)
+    return tables + [
+        t for hooks in STUDY_RULES.values() for t in hooks.run_tables(name)
+    ]
 
 
 def compare_metrics(name):
@@ -388,71 +351,100 @@ def compared_scenarios():
 
 
 def backend_compared_scenarios():
-    """Scenarios without a hardware reference (the lossy-link family): ns-3 is compared with
-    Mininet instead, every cell of the design a row (results/compare/NAME-ns3-vs-mininet.csv;
-    a cell Mininet did not run says why)."""
+    """Scenarios without a hardware reference: ns-3 is compared with Mininet instead, every
+    cell of the design a row (results/compare/NAME-ns3-vs-mininet.csv; a cell Mininet did not
+    run says why)."""
     if not {"ns3", "mininet"} & set(BACKENDS):
         return []
-    # the multi-flow study is ns-3's alone (multiflow.smk): nothing to compare it with
+    # only ns-3 runs the multiflow workload (docs/multiflow.md): nothing to compare it with
     return [
         n
         for n in SCENARIOS
-        if not hw.has_reference(n) and SCENARIOS[n].workload_kind != "multiflow"
-    ]
-
-
-def lossy_scenarios():
-    """Scenarios of the lossy-link kind: swept over delay, loss and TCP variant."""
-    return [
-        n
-        for n in backend_compared_scenarios()
-        if {"delay_ms", "loss", "variant"} <= set(SCENARIOS[n].axes)
+        if not hw.has_reference(n)
+        and SCENARIOS[n].workload_kind != multiflow_workload.WORKLOAD
     ]
 
 
 def backend_compare_metrics(name):
-    """What ns-3 and Mininet are compared on: goodput and completion time (same size); the
-    router-forwarding study's Mbit/s, packets/s and loss."""
-    if forwarding.is_flood(SCENARIOS[name]):
-        return list(forwarding.METRICS)
+    """What ns-3 and Mininet are compared on: goodput and completion time (same size); a UDP
+    flood's Mbit/s, packets/s and loss (emusim.workloads.udp_flood)."""
+    if udp_flood.is_flood(SCENARIOS[name]):
+        return list(udp_flood.METRICS)
     return ["goodput_Bps", "elapsed_s"]
 
 
-FIGURE_STEMS = {
-    "fig3_1_rtt_vs_size": ["ping-sweep"],
-    "fig4_1_random_drop": ["random-drop"],
-    "fig4_2_regular_drop": ["regular-drop"],
-    "fig4_3_random_vs_regular": ["random-drop", "regular-drop"],
-    "fig4_4_heavy_tail": ["regular-1in6"],
-    "fig5_1_exp_vs_sim": ["random-drop"],
-    "fig5_2_rel_diff": ["random-drop"],
-    "fig_ablation": ["random-drop", "regular-drop"],
-    "fig4_5_pathology": ["regular-1in6"],
-}
+# --- the studies (emusim.studies; workflow/rules/studies/NAME.smk) --------------------------
+# A study's rules file registers what it adds (register_study) and its figures (add_figure);
+# the target list, the figure rule and the paper loop over these, and name no study.
 
 
-# The lossy-link family: per scenario, goodput against loss (a panel per delay, a line per
-# variant, a row per backend) and ns-3 against Mininet per variant. stem → (kind, scenario).
-LOSSY_FIGURES = {
-    f"fig_{name.replace('-', '_')}_{kind}": (kind, name)
-    for name in lossy_scenarios()
-    for kind in ("goodput", "ns3_vs_mininet")
-}
-FIGURE_STEMS.update({stem: [name] for stem, (_, name) in LOSSY_FIGURES.items()})
+class StudyRules:
+    """What one study's rules file adds to the workflow at this scale; every hook is a
+    function, empty by default."""
+
+    def __init__(
+        self,
+        name,
+        targets=list,
+        tables=list,
+        run_tables=lambda scenario: [],
+        paper_inputs=dict,
+        paper_params=dict,
+        paper_tables=list,
+        switches=dict,
+    ):
+        self.name = name
+        # files `all` makes beyond its figures and tables (runs, fits, summaries)
+        self.targets = targets
+        # its tables: stems under TABLES, each made as .csv, .tex and .html
+        self.tables = tables
+        # a scenario's tidy run tables of the study's own backends (the statistics read them)
+        self.run_tables = run_tables
+        # the named inputs and the parameters of its paper numbers (emusim.paper_numbers)
+        self.paper_inputs = paper_inputs
+        self.paper_params = paper_params
+        # table stems the paper may show beyond `tables` (made by other rules)
+        self.paper_tables = paper_tables
+        # \if switches of numbers.tex: which of its parts ran at this scale
+        self.switches = switches
 
 
-def drawn_by_a_study(name):
-    """Whether one of the paper's studies presents scenario `name`: the 2001 report's (its
-    reference data), the lossy-link family, router forwarding (a UDP flood) or the multi-flow
-    study. Any other scenario (one a user added) gets the generic figure and an appendix entry.
-    """
-    s = SCENARIOS[name]
-    return (
-        hw.has_reference(name)
-        or name in lossy_scenarios()
-        or forwarding.is_flood(s)
-        or s.workload_kind == "multiflow"
-    )
+STUDY_RULES = {}
+# stem -> {"study", "kind", "inputs": a function giving the named input files, "params"}
+FIGURE_SPECS = {}
+
+
+def register_study(name, **hooks):
+    """Called once by workflow/rules/studies/NAME.smk, NAME a study of emusim.studies."""
+    if name not in studies.registry():
+        raise WorkflowError(
+            f"workflow/rules/studies/{name}.smk: register_study({name!r}): there is no "
+            f"package src/emusim/studies/{name}/ (known: {', '.join(studies.registry())})"
+        )
+    STUDY_RULES[name] = StudyRules(name, **hooks)
+
+
+def add_figure(study, stem, kind, inputs, params=None, caption=None):
+    """A figure of `study` at FIGURES/STEM.{pdf,png}, drawn by the study's
+    ``figures.draw(kind, inputs, params, stem)`` (rule figure); `caption` is its caption in
+    the HTML report (snakemake --report)."""
+    if stem in FIGURE_SPECS:
+        raise WorkflowError(
+            f"figure {stem!r} is added twice (by {FIGURE_SPECS[stem]['study']} and {study})"
+        )
+    FIGURE_SPECS[stem] = {
+        "study": study,
+        "kind": kind,
+        "inputs": inputs,
+        "params": params or {},
+        "caption": caption or f"Figure {stem}.",
+    }
+
+
+def claimed(name):
+    """Whether a study presents scenario `name` (its `claims`, emusim.studies). Any other
+    scenario (one a user added) gets the generic figure and an appendix entry."""
+    return bool(studies.claimed_by(SCENARIOS[name]))
 
 
 # A scenario no study presents: every metric against its first sweep axis (emusim.plots_scenario).
@@ -460,39 +452,38 @@ def drawn_by_a_study(name):
 SCENARIO_FIGURES = {
     f"fig_scenario_{name.replace('-', '_')}": name
     for name in SCENARIOS
-    if not drawn_by_a_study(name)
+    if not claimed(name)
 }
-FIGURE_STEMS.update({stem: [name] for stem, name in SCENARIO_FIGURES.items()})
-
-
-# Figures that draw the Mathis and PFTK curves, and the scenario whose curves they draw.
-ANALYTIC_FIGURES = {
-    "fig4_1_random_drop": "random-drop",
-    "fig4_2_regular_drop": "regular-drop",
-}
+for _stem, _name in SCENARIO_FIGURES.items():
+    add_figure(
+        None,
+        _stem,
+        "scenario",
+        lambda name=_name: {f"stats_{name}": f"{RESULTS}/stats/{name}.csv"},
+        {"scenario": _name, "axes": SCENARIOS[_name].axes},
+        caption=f"Scenario {_name}: every metric that varies against its first sweep axis, "
+        "a line per backend and profile (a scenario no study presents).",
+    )
 
 
 def figure_targets():
     return [
-        f"{FIGURES}/{stem}.{ext}"
-        for stem, needs in FIGURE_STEMS.items()
-        if all(n in SCENARIOS for n in needs)
-        and (stem != "fig_ablation" or ablation_scenarios())
-        and (stem != "fig4_5_pathology" or pathology_traces())
-        for ext in ("pdf", "png")
-    ] + forwarding_figure_targets()
+        f"{FIGURES}/{stem}.{ext}" for stem in FIGURE_SPECS for ext in ("pdf", "png")
+    ]
 
 
 def table_targets():
     tables = [f"{TABLES}/tcp_profiles", f"{TABLES}/delay_fit", f"{TABLES}/summary"]
-    # the multi-flow study's table is per phase (multiflow.smk), not per point
+    # a multiflow run's metrics are time series: its table is per phase (its study's)
     tables += [
-        f"{TABLES}/{n}" for n in SCENARIOS if SCENARIOS[n].workload_kind != "multiflow"
+        f"{TABLES}/{n}"
+        for n in SCENARIOS
+        if SCENARIOS[n].workload_kind != multiflow_workload.WORKLOAD
     ]
-    tables += [f"{TABLES}/{n}-variants" for n in lossy_scenarios()]
-    return [
-        f"{t}.{ext}" for t in tables for ext in ("csv", "tex", "html")
-    ] + multiflow_table_targets()
+    tables += [
+        f"{TABLES}/{t}" for hooks in STUDY_RULES.values() for t in hooks.tables()
+    ]
+    return [f"{t}.{ext}" for t in tables for ext in ("csv", "tex", "html")]
 
 
 def all_targets():
@@ -515,13 +506,9 @@ def all_targets():
         ]
     if trace_paths():
         targets += [f"{RESULTS}/traces/summary.csv"]
-    if ablation_scenarios():
-        targets += [p for n in ablation_scenarios() for p in ablation_run_paths(n)]
-        targets += [f"{RESULTS}/ablation/summary.csv", f"{TABLES}/ablation.csv"]
     if testbed_ran() and "hardware" in BACKENDS:
         targets += [f"{TESTBED_DIR}/{name}.csv" for name in TESTBED_TABLES]
-    targets += forwarding_targets()
-    targets += multiflow_targets()
+    targets += [t for hooks in STUDY_RULES.values() for t in hooks.targets()]
     targets += [PAPER_PDF]
     return targets + figure_targets() + table_targets()
 
@@ -570,26 +557,7 @@ def _ns3_run(wildcards):
 
 
 def _figure_inputs(wildcards):
-    needs = FIGURE_STEMS[wildcards.stem]
-    inputs = {f"stats_{n}": f"{RESULTS}/stats/{n}.csv" for n in needs}
-    if wildcards.stem == "fig3_1_rtt_vs_size":
-        inputs["delay"] = f"{RESULTS}/delay/one_way_delay.json"
-    if wildcards.stem in ANALYTIC_FIGURES:
-        inputs["analytic"] = (
-            f"{RESULTS}/analytic/{ANALYTIC_FIGURES[wildcards.stem]}.csv"
-        )
-    if wildcards.stem == "fig4_5_pathology":
-        return {"traces": pathology_traces()}
-    if wildcards.stem == "fig_ablation":
-        return {"summary": f"{RESULTS}/ablation/summary.csv"}
-    if wildcards.stem == "fig5_2_rel_diff":
-        inputs["compare"] = f"{RESULTS}/compare/random-drop.csv"
-    if wildcards.stem == "fig4_4_heavy_tail":
-        inputs["runs"] = backend_tables_of("regular-1in6")
-    if wildcards.stem in LOSSY_FIGURES:
-        name = LOSSY_FIGURES[wildcards.stem][1]
-        inputs["compare"] = f"{RESULTS}/compare/{name}-ns3-vs-mininet.csv"
-    return inputs
+    return FIGURE_SPECS[wildcards.stem]["inputs"]()
 
 
 # --- the paper (workflow/rules/paper.smk) -----------------------------------------------------

@@ -1,4 +1,6 @@
-# The report's figures and every table, from the statistics and comparisons.
+# Every figure and table, from the statistics and comparisons. A figure is a study's (added
+# by its rules file, workflow/rules/studies/NAME.smk: add_figure) or a scenario's that no study
+# presents; one rule draws them all.
 
 
 rule figure:
@@ -6,7 +8,7 @@ rule figure:
         unpack(_figure_inputs),
     output:
         pdf=f"{FIGURES}/{{stem}}.pdf",
-        # The HTML report (snakemake --report) shows the PNG, with the stem's caption.
+        # The HTML report (snakemake --report) shows the PNG, with the figure's caption.
         png=report(
             f"{FIGURES}/{{stem}}.png",
             caption="../report/figure.rst",
@@ -16,23 +18,15 @@ rule figure:
     log:
         f"{PREFIX}logs/figures/{{stem}}.log",
     wildcard_constraints:
-        stem="|".join(FIGURE_STEMS),
+        stem="|".join(FIGURE_SPECS) or "no-figure",
     conda:
         "../envs/emusim.yaml"
     params:
-        every_n=lambda wc: regular_every_n("regular-1in6"),
-        # a lossy-link figure: (kind, scenario), and the variants in the registry's order
-        lossy=lambda wc: LOSSY_FIGURES.get(wc.stem),
-        variants=lambda wc: (
-            list(tcp_variants.registry()) if wc.stem in LOSSY_FIGURES else []
-        ),
-        # a scenario no study presents: its name and sweep axes (emusim.plots_scenario)
-        scenario=lambda wc: SCENARIO_FIGURES.get(wc.stem),
-        axes=lambda wc: (
-            SCENARIOS[SCENARIO_FIGURES[wc.stem]].axes
-            if wc.stem in SCENARIO_FIGURES
-            else []
-        ),
+        # the study that draws it (None: the generic figure), what to draw, and with what
+        study=lambda wc: FIGURE_SPECS[wc.stem]["study"],
+        kind=lambda wc: FIGURE_SPECS[wc.stem]["kind"],
+        spec=lambda wc: FIGURE_SPECS[wc.stem]["params"],
+        caption=lambda wc: FIGURE_SPECS[wc.stem]["caption"],
     script:
         "../scripts/figure.py"
 
@@ -50,21 +44,6 @@ rule scenario_table:
         scenario=lambda wc: SCENARIOS[wc.scenario],
     script:
         "../scripts/scenario_table.py"
-
-
-rule variant_table:
-    input:
-        compare=f"{RESULTS}/compare/{{scenario}}-ns3-vs-mininet.csv",
-    output:
-        multiext(f"{TABLES}/{{scenario}}-variants", ".csv", ".tex", ".html"),
-    log:
-        f"{PREFIX}logs/tables/{{scenario}}-variants.log",
-    conda:
-        "../envs/emusim.yaml"
-    params:
-        variants=lambda wc: list(tcp_variants.registry()),
-    script:
-        "../scripts/variant_table.py"
 
 
 rule summary_table:

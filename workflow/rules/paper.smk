@@ -12,6 +12,7 @@ rule paper_numbers:
         numbers=f"{PAPER_GENERATED}/numbers.tex",
         paths=f"{PAPER_GENERATED}/paths.tex",
         scenarios=f"{PAPER_GENERATED}/scenarios.tex",
+        studies=f"{PAPER_GENERATED}/studies.tex",
     log:
         f"{PREFIX}logs/paper/numbers.log",
     conda:
@@ -22,16 +23,11 @@ rule paper_numbers:
         backends=BACKENDS,
         scenarios=sc.scenario_names(),
         profiles=paper_profiles(),
-        ablation_scenarios=config.get("ablation", {}).get("scenarios", []),
-        ablation_steps=[step.parameter for step in tcp_profiles.ablation()],
-        every_n=regular_every_n("regular-1in6"),
         # the emulation's design at this scale: repetitions, what it leaves out and why
         emulation_design=mininet_design(),
         repeat_deterministic=config.get("mininet", {}).get("repeat_deterministic", True),
-        # the lossy-link family: each scenario's headline cell, transfer size and cap
-        lossy=lossy_paper_params(),
-        # the multi-flow study: each scenario's design and variants
-        multiflow=multiflow_paper_params(),
+        # each study's own parameters (its rules file's paper_params), in the paper's order
+        studies=lambda wc: paper_studies(),
         switches=paper_switches(),
         available=lambda wc: {
             "figure": paper_figure_stems(),
@@ -74,7 +70,7 @@ rule paper_tables:
 rule paper:
     input:
         tex="paper/paper.tex",
-        sections=sorted(glob("paper/sections/*.tex")),
+        sections=sorted(glob("paper/sections/**/*.tex", recursive=True)),
         generated=rules.paper_numbers.output,
         testbed=rules.paper_tables.output,
         figures=lambda wc: [f"{FIGURES}/{s}.pdf" for s in paper_figure_stems()],

@@ -8,9 +8,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import ablation
 from emusim import profiles as tcp_profiles
 from emusim.collect import read_runs, tidy
+from emusim.studies.report_2001 import ablation
 
 log = _log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821

@@ -8,7 +8,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import ablation, tables
+from emusim import tables
+from emusim.studies.report_2001 import ablation
 
 log = _log.setup(snakemake)  # noqa: F821
 table = ablation.summary([pd.read_csv(p) for p in snakemake.input])  # noqa: F821

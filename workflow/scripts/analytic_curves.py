@@ -10,8 +10,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import analytic
 from emusim import profiles as tcp_profiles
+from emusim.studies.report_2001 import analytic
 
 log = _log.setup(snakemake)  # noqa: F821
 delay_us = json.loads(Path(snakemake.input.delay).read_text())["one_way_delay_us"]  # noqa: F821

@@ -12,9 +12,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import forwarding
 from emusim.backends.mininet import selfcheck
 from emusim.compare import compare_backends, run_status
+from emusim.workloads import udp_flood
 
 log = _log.setup(snakemake)  # noqa: F821
 inp, params = snakemake.input, snakemake.params  # noqa: F821
@@ -32,7 +32,7 @@ points = pd.DataFrame(
 checks = selfcheck.table(inp.batches)
 verdicts = dict(zip(checks["profile"], checks["selfcheck"], strict=True))
 table = compare_backends(
-    stats, points, list(forwarding.METRICS), "mininet", params.other, {}, statuses, verdicts
+    stats, points, list(udp_flood.METRICS), "mininet", params.other, {}, statuses, verdicts
 )
 table.to_csv(snakemake.output[0], index=False)  # noqa: F821
 for metric, group in table.groupby("metric", sort=False):

@@ -1,5 +1,5 @@
 """Rule forwarding_fit: the router processing model fitted to the emulation's runs
-(emusim.forwarding_fit; docs/router-forwarding.md, "The fit")."""
+(emusim.studies.router_forwarding.fit; docs/router-forwarding.md, "The fit")."""
 
 import json
 import math
@@ -11,8 +11,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import forwarding_fit
 from emusim.runjson import write_atomically
+from emusim.studies.router_forwarding import fit as forwarding_fit
 
 log = _log.setup(snakemake)  # noqa: F821
 inp, out = snakemake.input, snakemake.output  # noqa: F821

@@ -6,7 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import plots, tables
+from emusim import plots_selfcheck, tables
 from emusim.backends.mininet import selfcheck
 from emusim.backends.mininet.calibration import (
     DELAY_TOLERANCE_REL,
@@ -34,7 +34,7 @@ tables.write_table(
         "delay_tolerance_us": ".1f",
     },
 )
-plots.fig_selfcheck(checks, Path(snakemake.output.figure).with_suffix(""))  # noqa: F821
+plots_selfcheck.fig_selfcheck(checks, Path(snakemake.output.figure).with_suffix(""))  # noqa: F821
 failed = checks[checks["selfcheck"] != "ok"]
 log.info("%d batches, %d outside tolerance", len(checks), len(failed))
 if len(failed):

@@ -1,4 +1,5 @@
-"""Rule multiflow_phases: every run's per-phase table (emusim.multiflow), and the paper's."""
+"""Rule multiflow_phases: every run's per-phase table (emusim.studies.multiflow.phases), and the
+paper's."""
 
 import sys
 from pathlib import Path
@@ -6,8 +7,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import multiflow, tables
+from emusim import tables
 from emusim.collect import read_runs
+from emusim.studies.multiflow import phases as multiflow
 
 log = _log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821

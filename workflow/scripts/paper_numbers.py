@@ -1,4 +1,6 @@
-"""Rule paper_numbers: the paper's numbers (numbers.tex) and where its inputs are (paths.tex)."""
+"""Rule paper_numbers: the paper's numbers (numbers.tex: the core's and each study's,
+emusim.studies), where its inputs are (paths.tex), the studies' sections (studies.tex) and the
+appendix of scenarios no study presents (scenarios.tex)."""
 
 import json
 import sys
@@ -9,8 +11,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import forwarding_paper, multiflow_paper, profiles, variants
 from emusim import paper_numbers as pn
+from emusim import profiles, studies, variants
 
 log = _log.setup(snakemake)  # noqa: F821
 inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
@@ -42,41 +44,43 @@ def runs(name: str) -> pd.DataFrame | None:
     return pd.concat([pd.read_csv(p) for p in paths], ignore_index=True) if paths else None
 
 
+def path(name: str) -> str | None:
+    """A named input's path, or None where the workflow did not make it at this scale."""
+    return inp[name] if name in named else None
+
+
 stats = {n: table(f"stats_{n}") for n in params.scenarios}
-published = pd.read_csv(inp.published, dtype={"table": str, "row_key": str})
-delay = json.loads(Path(inp.delay).read_text()) if "delay" in named else None
+
+
+def study_inputs(study_params: dict) -> pn.PaperInputs:
+    return pn.PaperInputs(
+        table=table,
+        read_json=read_json,
+        runs=runs,
+        path=path,
+        stats=stats,
+        scenarios=params.scenarios,
+        profiles=params.profiles,
+        scale=params.scale,
+        params=study_params,
+    )
+
+
 numbers = pn.merge(
     pn.constant_numbers(),
     pn.testbed_numbers(pd.read_csv(inp.hosts)),
     pn.profile_numbers(profiles.registry(Path(inp.profiles))),
-    pn.report_numbers(published),
-    pn.delay_numbers(delay, published),
-    pn.baseline_numbers(stats, params.profiles),
     pn.sweep_numbers(stats, params.scenarios),
     pn.comparison_numbers(table("summary"), params.scenarios, params.profiles),
     pn.selfcheck_numbers(table("selfcheck")),
     pn.emulation_design_numbers(params.emulation_design, params.repeat_deterministic),
-    pn.ablation_numbers(table("ablation"), params.ablation_scenarios, params.ablation_steps),
-    pn.trace_numbers(table("traces"), stats.get("regular-1in6"), params.profiles, params.every_n),
-    pn.one_in_six_numbers(runs("runs_1in6"), params.profiles),
-    pn.drop_cost_numbers(runs("runs_random_drop"), params.profiles),
     {"Scale": pn.text(params.scale), "BackendsRun": pn.text(", ".join(params.backends))},
     pn.variant_registry_numbers(variants.registry(Path(inp.variants))),
+    # each study's own (emusim.studies: its numbers.paper_numbers), in the paper's order
     *(
-        pn.lossy_link_numbers(
-            name,
-            table(f"lossy_{name}"),
-            spec["headline"],
-            spec["transfer_bytes"],
-            spec["cap_s"],
-            spec["queue_packets"],
-        )
-        for name, spec in params.lossy.items()
+        studies.get(name).paper_numbers(study_inputs(study_params))
+        for name, study_params in params.studies.items()
     ),
-    # the router-forwarding study (emusim.forwarding_paper)
-    forwarding_paper.numbers(params.scenarios, params.scale, table, read_json),
-    # the multi-flow study (emusim.multiflow_paper)
-    multiflow_paper.numbers(params.multiflow, table),
 )
 Path(out.numbers).write_text(
     pn.render(numbers, params.switches, params.available, params.scale), encoding="utf-8"
@@ -86,5 +90,9 @@ Path(out.paths).write_text(
     encoding="utf-8",
 )
 Path(out.scenarios).write_text(pn.render_scenario_appendix(params.unclaimed), encoding="utf-8")
+Path(out.studies).write_text(
+    pn.render_study_sections([studies.get(name).section for name in params.studies]),
+    encoding="utf-8",
+)
 na = sorted(k for k, v in numbers.items() if v == pn.NA)
 log.info("%d numbers, %d of them n/a at this scale", len(numbers), len(na))

@@ -8,7 +8,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
-from emusim import lossy, tables
+from emusim import tables
+from emusim.studies.lossy_link import variants_table as lossy
 
 log = _log.setup(snakemake)  # noqa: F821
 compare = pd.read_csv(snakemake.input.compare)  # noqa: F821

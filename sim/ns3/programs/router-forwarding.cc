@@ -16,8 +16,9 @@
  * router's CPU (RouterProcessor) spends routerPerPacketNs + L x routerPerByteNs on every
  * packet it forwards (L its IP length), with processorQueuePackets packets waiting at most;
  * the sender spends generatorTimeNs making each datagram, on its own CPU or, with sharedCpu,
- * on the router's (the emulation's namespaces share one CPU). src/emusim/forwarding.py fits
- * these times to the emulation's measurements and docs/router-forwarding.md explains them.
+ * on the router's (the emulation's namespaces share one CPU). The router-forwarding study
+ * (src/emusim/studies/router_forwarding/fit.py) fits these times to the emulation's
+ * measurements and docs/router-forwarding.md explains them.
  *
  * Framing, delays and queues are testbed-2001's; every parameter comes from the command line.
  */

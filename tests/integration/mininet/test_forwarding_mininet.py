@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import forwarding
 from emusim import scenario as sc
 from emusim.backends.mininet.batch import run_batch
 from emusim.paths import REPO_ROOT
+from emusim.workloads import udp_flood
 
 pytestmark = [
     pytest.mark.slow,
@@ -27,13 +27,13 @@ SIZES = [64, 1472, 8192]
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory, mininet_ready) -> tuple[dict, list[dict]]:
     root = tmp_path_factory.mktemp("forwarding-host")
-    spec = yaml.safe_load((REPO_ROOT / "scenarios/router-forwarding.yaml").read_text())
+    spec = yaml.safe_load((REPO_ROOT / "scenarios/router-udp_flood.yaml").read_text())
     topology = yaml.safe_load((REPO_ROOT / "scenarios/topologies/lin2001.yaml").read_text())
     spec["topology"] = {**topology, "delay": 0}
     spec["scales"]["quick"] = {
         "workload": {"duration_s": 2},
         "repetitions": 1,
-        "sweep": {"payload_B": SIZES, "path": list(forwarding.PATHS)},
+        "sweep": {"payload_B": SIZES, "path": list(udp_flood.PATHS)},
     }
     path = root / "router-forwarding-host.yaml"
     path.write_text(yaml.safe_dump(spec))
@@ -52,8 +52,8 @@ def test_counters_agree(batch):
     for run in runs:
         m, facts = run["metrics"], run["provenance"]["mininet"]
         payload, path = run["params"]["payload_B"], run["params"]["path"]
-        assert m["frames_per_datagram"] == forwarding.frames(payload)
-        assert m["tx_pps"] <= forwarding.line_rate_pps(payload) * 1.05, run["point"]
+        assert m["frames_per_datagram"] == udp_flood.frames(payload)
+        assert m["tx_pps"] <= udp_flood.line_rate_pps(payload) * 1.05, run["point"]
         assert 0 < m["rx_datagrams"] <= m["tx_datagrams"]
         assert m["loss"] == pytest.approx(1 - m["rx_datagrams"] / m["tx_datagrams"])
         assert m["throughput_Mbps"] == pytest.approx(m["packets_per_s"] * payload * 8 / 1e6)
@@ -71,4 +71,4 @@ def test_a_fragmented_flood_is_paced_and_loses_no_fragment_at_the_sender(batch):
     for run in (r for r in runs if r["params"]["payload_B"] == 8192):
         m, facts = run["metrics"], run["provenance"]["mininet"]
         assert m["send_errors"] == 0 and facts["sink_reassembly_fails"] == 0, run["point"]
-        assert m["tx_pps"] <= forwarding.line_rate_pps(8192) * 1.01
+        assert m["tx_pps"] <= udp_flood.line_rate_pps(8192) * 1.01

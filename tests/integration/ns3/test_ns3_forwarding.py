@@ -6,9 +6,10 @@ import subprocess
 
 import pytest
 
-from emusim import forwarding, profiles
+from emusim import profiles
 from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
+from emusim.workloads import udp_flood
 
 pytestmark = pytest.mark.ns3
 
@@ -42,18 +43,18 @@ def test_router_processor_test_suite_passes(ns3_programs):
 
 
 @pytest.mark.parametrize("payload", [64, 1472, 8192])
-@pytest.mark.parametrize("path", forwarding.PATHS)
+@pytest.mark.parametrize("path", udp_flood.PATHS)
 def test_without_the_model_ns3_forwards_at_line_rate(ns3_programs, payload, path):
     out = _run(ns3_programs, f"payload_B={payload}+path={path}")
     m = out["metrics"]
     assert out["ns3"]["model"] == "off"
-    assert m["packets_per_s"] == pytest.approx(forwarding.line_rate_pps(payload), rel=1e-4)
+    assert m["packets_per_s"] == pytest.approx(udp_flood.line_rate_pps(payload), rel=1e-4)
     assert m["loss"] == 0 and m["rx_datagrams"] == m["tx_datagrams"]
-    assert m["frames_per_datagram"] == forwarding.frames(payload)
-    forwarded = m["rx_datagrams"] * forwarding.frames(payload) if path == "routed" else 0
+    assert m["frames_per_datagram"] == udp_flood.frames(payload)
+    forwarded = m["rx_datagrams"] * udp_flood.frames(payload) if path == "routed" else 0
     assert m["router_forwarded_frames"] == forwarded and m["router_dropped_frames"] == 0
-    # the program's metrics are emusim.forwarding's, from its own counts
-    mine = forwarding.flood_metrics(payload, m["tx_datagrams"], m["tx_s"], m["rx_datagrams"],
+    # the program's metrics are emusim.workloads.udp_flood's, from its own counts
+    mine = udp_flood.flood_metrics(payload, m["tx_datagrams"], m["tx_s"], m["rx_datagrams"],
                                     m["rx_s"], 0, m["router_forwarded_frames"], 0)  # fmt: skip
     for key, value in mine.items():
         assert m[key] == pytest.approx(value, rel=1e-6, abs=1e-9), key
@@ -68,8 +69,8 @@ def test_a_router_on_its_own_cpu_forwards_one_over_its_service_time(ns3_programs
     service = 20e-6 + 92 * 10e-9
     assert m["packets_per_s"] == pytest.approx(1 / service, rel=1e-4)
     # the sender's pace: the line's, plus the 100 frames of its queue filled at the start
-    queue_share = 100 / (0.5 * forwarding.line_rate_pps(64))
-    assert m["tx_pps"] == pytest.approx(forwarding.line_rate_pps(64) * (1 + queue_share), rel=1e-3)
+    queue_share = 100 / (0.5 * udp_flood.line_rate_pps(64))
+    assert m["tx_pps"] == pytest.approx(udp_flood.line_rate_pps(64) * (1 + queue_share), rel=1e-3)
     # busy from the first arrival on: 0.5 s, the 1.04 ms in which the sender's queue (100
     # frames of 130 byte-times) empties after its last send, then the full queue (1000) drains
     busy_s = 0.5 + 100 * 130 / 12.5e6
@@ -88,7 +89,7 @@ def test_a_shared_cpu_runs_sender_and_router_one_after_the_other(ns3_programs):
              f"--routerPerPacketNs={a_ns}", f"--routerPerByteNs={b_ns}"]  # fmt: skip
     routed = _run(ns3_programs, "payload_B=8192+path=routed", *model, duration_s=2)["metrics"]
     direct = _run(ns3_programs, "payload_B=8192+path=direct", *model, duration_s=2)["metrics"]
-    router_s = (6 * a_ns + forwarding.ip_bytes(8192) * b_ns) * 1e-9
+    router_s = (6 * a_ns + udp_flood.ip_bytes(8192) * b_ns) * 1e-9
     assert direct["packets_per_s"] == pytest.approx(1 / (g_ns * 1e-9), rel=1e-3)
     assert routed["packets_per_s"] == pytest.approx(1 / (g_ns * 1e-9 + router_s), rel=1e-3)
     assert routed["loss"] == 0 and direct["loss"] == 0

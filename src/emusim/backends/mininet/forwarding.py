@@ -4,7 +4,7 @@ The sender floods with ``udpblast flood`` (emu/blast/udpblast.c) as fast as its 
 link let it: a datagram its full link queue refuses fails with ENOBUFS (IP_RECVERR) rather than
 vanishing, as a NIC's ring refuses a frame, so what the sender counts as sent did enter its
 link; a fragmented datagram is paced at the line rate instead, so that no fragment meets a full
-queue (emusim.forwarding.flood_pace says why). The sink is
+queue (emusim.workloads.udp_flood.flood_pace says why). The sink is
 ``udpblast recv`` on the router's node (path ``direct``) or on the receiver (``routed``).
 Around the flood the run reads the namespaces' own counters: IP forwarding, discards and
 reassembly in the router and at the sink (``/proc/PID/net/snmp`` of each node's shell, read
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from emusim import forwarding
 from emusim.backends.mininet.host import PORT, patient, tool
 from emusim.linux.blast_output import parse_netstat
 from emusim.linux.shaper import parse_qdisc_stats
+from emusim.workloads import udp_flood
 
 SINK_IDLE_MS = 2000
 """The sink ends this long after the last datagram if no end marker arrives."""
@@ -79,7 +79,7 @@ def flood(
     printed (udpblast's JSON)."""
 
     timeout_s = duration_s + SLACK_S
-    pace = forwarding.flood_pace(payload, topo["rate_bps"], topo["host_queue"])
+    pace = udp_flood.flood_pace(payload, topo["rate_bps"], topo["host_queue"])
     sink = network.popen(
         sink_role,
         [
@@ -114,7 +114,7 @@ def warm_up(network, topo: dict) -> None:
 
 def run(network, entry: dict, plan: dict) -> dict:
     """One flood of the point's payload size along its path; returns the run's status,
-    metrics (emusim.forwarding.flood_metrics) and the counters behind them."""
+    metrics (emusim.workloads.udp_flood.flood_metrics) and the counters behind them."""
     w = entry["workload"]
     payload, path = int(w["payload_B"]), w["path"]
     duration_s = float(w["duration_s"])
@@ -142,7 +142,7 @@ def run(network, entry: dict, plan: dict) -> dict:
             + _delta(after["router"], before["router"], "Ip.InDiscards")
             + _delta(after["router"], before["router"], "Ip.OutDiscards")
         )
-    metrics = forwarding.flood_metrics(
+    metrics = udp_flood.flood_metrics(
         payload,
         sent["datagrams_sent"],
         sent["elapsed_s"],

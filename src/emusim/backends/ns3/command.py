@@ -23,21 +23,22 @@ Modelling choices, each with its source (docs/fidelity.md has the full argument)
   by the variant's (emusim.variants.ns3_attributes); a variant ns-3 lacks is refused.
 - Many flows through one bottleneck (workload `multiflow`, the multi-flow study): program
   multiflow on the dumbbell, each flow's propagation delay on its sender's access link, the
-  bottleneck a drop-tail FIFO (emusim.multiflow; docs/multiflow.md).
+  bottleneck a drop-tail FIFO (emusim.workloads.multiflow; docs/multiflow.md).
 - A UDP flood (workload `udp-flood`, the router-forwarding study): program router-forwarding,
   testbed-2001's hosts, framing and queues; with the processing model on, the arguments of
-  emusim.forwarding.ns3_model_args (docs/router-forwarding.md).
+  emusim.workloads.udp_flood.ns3_model_args (docs/router-forwarding.md).
 """
 
 from __future__ import annotations
 
 import zlib
 
-from emusim import constants, forwarding, multiflow, variants
+from emusim import constants, variants
 from emusim.backends.ns3 import build as ns3build
 from emusim.drop_decision import cutoff_from_rate
 from emusim.profiles import Profile
 from emusim.scenario import Point, Scenario
+from emusim.workloads import multiflow, udp_flood
 
 DEFAULT_CAP_S = 100_000.0
 """Simulated-time cap of a TCP run whose scenario sets no `cap_s`."""
@@ -130,8 +131,8 @@ def workload_args(scenario: Scenario, point: Point) -> list[str]:
             f"--writes={w['datagrams']}",
             f"--writeSize={w['datagram_size_B']}",
         ]
-    if kind == forwarding.WORKLOAD:
-        return forwarding.ns3_workload_args(w)
+    if kind == udp_flood.WORKLOAD:
+        return udp_flood.ns3_workload_args(w)
     if kind == "ping":
         return [
             "--workload=ping",
@@ -182,7 +183,7 @@ if not set(PROGRAMS) <= set(ns3build.PROGRAMS):
 def program_name(scenario: Scenario) -> str:
     """The program that builds the scenario's topology: four hosts (a `router2`) or three; a
     UDP flood's own (the router-forwarding study)."""
-    if scenario.workload_kind == forwarding.WORKLOAD:
+    if scenario.workload_kind == udp_flood.WORKLOAD:
         return "router-forwarding"
     if scenario.workload_kind == multiflow.WORKLOAD:
         return "multiflow"

@@ -5,7 +5,7 @@
         [--delay-json ONE_WAY_DELAY.json] --out RUN.json
 
 The command is ns-3's without the model (`command.command`) plus the fitted model's arguments
-(emusim.forwarding.ns3_model_args), built when the run runs: the fit is read then, not when
+(emusim.workloads.udp_flood.ns3_model_args), built when the run runs: the fit is read then, not when
 Snakemake plans the run, so a fit redone in the same invocation is the one used. The run is
 written by emusim.runjson, as every ns-3 run is.
 """
@@ -17,9 +17,10 @@ import json
 import sys
 from pathlib import Path
 
-from emusim import forwarding, profiles, runjson
+from emusim import profiles, runjson
 from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
+from emusim.workloads import udp_flood
 
 
 def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
@@ -33,10 +34,10 @@ def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
     delay_us = ns3.one_way_delay_us(s, measured)
     fit = json.loads(Path(args.fit).read_text())
     cmd = ns3.command(args.program, s, point, profile, args.rep, delay_us)
-    cmd += forwarding.ns3_model_args(fit, int(point.workload["payload_B"]))
+    cmd += udp_flood.ns3_model_args(fit, int(point.workload["payload_B"]))
     meta = {
         "scenario": s.name,
-        "backend": forwarding.MODEL_BACKEND,
+        "backend": udp_flood.MODEL_BACKEND,
         "profile": profile.name,
         "point": point.id,
         "params": point.values,
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         cmd, meta = command_and_meta(args)
-    except (sc.ScenarioError, forwarding.ForwardingError, KeyError, ValueError) as err:
+    except (sc.ScenarioError, udp_flood.ForwardingError, KeyError, ValueError) as err:
         print(f"forwarding_run: {err}", file=sys.stderr)
         return 2
     return runjson.main(["--meta", json.dumps(meta, sort_keys=True), "--out", args.out, "--", *cmd])

@@ -1,5 +1,5 @@
 """The router-forwarding study's figures (the measurement-tool paper's Figures 3, 4 and 5, and
-the processing model's fit), drawn as emusim.plots draws the report's: Figure objects, no
+the processing model's fit), drawn as the report's are (emusim.plotting): Figure objects, no
 pyplot, the same bytes from the same tables.
 
 Each quantity figure has two panels, without the router (``direct``) and with it (``routed``),
@@ -10,6 +10,7 @@ interval, and the line rate for reference.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -18,8 +19,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from emusim import forwarding
 from emusim.plotting import BACKEND_COLORS, backend_color, figure_style, save_figure
+from emusim.workloads import udp_flood
 
 #: quantity -> (metric, axis label, scale to plot, log y)
 QUANTITIES = {
@@ -33,13 +34,13 @@ SERIES = {
     "hardware": {"color": BACKEND_COLORS["hardware"], "marker": "o", "linestyle": "-"},
     "mininet": {"color": BACKEND_COLORS["mininet"], "marker": "s", "linestyle": "-"},
     "ns3": {"color": BACKEND_COLORS["ns3"], "marker": "v", "linestyle": ":"},
-    forwarding.MODEL_BACKEND: {"color": BACKEND_COLORS["ns3"], "marker": "^", "linestyle": "-"},
+    udp_flood.MODEL_BACKEND: {"color": BACKEND_COLORS["ns3"], "marker": "^", "linestyle": "-"},
 }
 LABELS = {
     "hardware": "hardware",
     "mininet": "Mininet",
     "ns3": "ns-3, no processing model",
-    forwarding.MODEL_BACKEND: "ns-3, processing model",
+    udp_flood.MODEL_BACKEND: "ns-3, processing model",
 }
 PAYLOAD_LABEL = "UDP payload (bytes)"
 
@@ -82,13 +83,13 @@ def fig_quantity(
     backends += sorted(set(rows["backend"]) - set(backends))
     with figure_style():
         fig = Figure(figsize=(8.0, 4.0), layout="constrained")
-        axes = fig.subplots(1, len(forwarding.PATHS), sharey=True, squeeze=False)[0]
-        for ax, path in zip(axes, forwarding.PATHS, strict=True):
+        axes = fig.subplots(1, len(udp_flood.PATHS), sharey=True, squeeze=False)[0]
+        for ax, path in zip(axes, udp_flood.PATHS, strict=True):
             if kind != "loss":
                 line = [
-                    forwarding.line_rate_Mbps(p, link_rate_bps)
+                    udp_flood.line_rate_Mbps(p, link_rate_bps)
                     if kind == "mbps"
-                    else forwarding.line_rate_pps(p, link_rate_bps)
+                    else udp_flood.line_rate_pps(p, link_rate_bps)
                     for p in payloads
                 ]
                 ax.plot(payloads, line, color="0.45", linestyle="--", linewidth=1.0,
@@ -127,7 +128,7 @@ def fig_fit(fit: Mapping, stem: str | Path) -> list[Path]:
     """The processing model's fit: left, the CPU time per datagram of each setup (1 / the
     sender's pace, per size) with the fitted generator cost and generator plus router; right,
     the router's share Δ per size with its fitted cost (the shaded band: 95 % interval)."""
-    from emusim.forwarding_fit import cost_interval
+    from emusim.studies.router_forwarding.fit import cost_interval
 
     sizes = pd.DataFrame(fit["sizes"]).sort_values("payload_B")
     payloads = sizes["payload_B"].astype(int).tolist()
@@ -139,7 +140,7 @@ def fig_fit(fit: Mapping, stem: str | Path) -> list[Path]:
     with figure_style():
         fig = Figure(figsize=(8.0, 3.4), layout="constrained")
         left, right = fig.subplots(1, 2)
-        for path in forwarding.PATHS:
+        for path in udp_flood.PATHS:
             pace = sizes[f"{path}_tx_pps"].to_numpy(dtype=float)
             bound = sizes[f"{path}_cpu_bound"].fillna(False).to_numpy(dtype=bool)
             per = 1e6 / pace
@@ -171,3 +172,12 @@ def fig_fit(fit: Mapping, stem: str | Path) -> list[Path]:
             ax.legend(fontsize=7)
         fig.suptitle(f"Processing model fitted to {fit['backend']} ({fit.get('status', '')})"[:110])
         return save_figure(fig, stem)
+
+
+def draw(kind: str, inputs: Mapping, params: Mapping, stem: Path) -> list[Path]:
+    """One of the study's figures (workflow/rules/studies/router_forwarding.smk): the fit, or
+    one quantity (mbps, pps, loss) against payload size with the fit drawn where there is
+    one."""
+    if kind == "fit":
+        return fig_fit(json.loads(Path(inputs["fit"]).read_text()), stem)
+    return fig_quantity(pd.read_csv(inputs["stats"]), stem, kind, params["link_rate_bps"])

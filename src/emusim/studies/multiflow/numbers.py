@@ -1,5 +1,5 @@
-"""The multi-flow study's numbers for the paper (paper/sections/fast_tcp.tex), from the
-per-phase tables (results/multiflow/NAME.csv, emusim.multiflow.phase_table).
+"""The multi-flow study's numbers for the paper (paper/sections/multiflow.tex), from the
+per-phase tables (results/multiflow/NAME.csv, emusim.studies.multiflow.phases.phase_table).
 
 A phase is called steady when its settled half had no drops and the queue's standard deviation
 was under STEADY_SD_FRACTION of its mean (or under one packet); FAST's prediction for the
@@ -13,8 +13,9 @@ from typing import Any
 
 import pandas as pd
 
-from emusim import multiflow as mf
 from emusim import paper_numbers as pn
+from emusim.studies.multiflow.phases import queue_target_pkts
+from emusim.workloads import multiflow as mf
 
 STEADY_SD_FRACTION = 0.05
 """A queue whose settled standard deviation is under 5 % of its mean does not oscillate."""
@@ -52,7 +53,7 @@ def scenario_numbers(
     ...UtilisationMin, ...QueueMean, ...Drops)."""
     key = pn.macro_name(name)
     workload, topo = settings["workload"], settings["topology"]
-    target = mf.queue_target_pkts(FAST)
+    target = queue_target_pkts(FAST)
     rtts = sorted({f.rtt_ms for f in mf.flows(workload)})
     out = {
         f"{key}Rtts": _listing(rtts),
@@ -97,7 +98,7 @@ def buffer_numbers(name: str, phases: pd.DataFrame | None) -> dict:
     phase was steady and those that oscillated, and whether that is where n x alpha fits."""
     key = pn.macro_name(name)
     out: dict[str, str] = {}
-    target = mf.queue_target_pkts(FAST)
+    target = queue_target_pkts(FAST)
     if phases is None or phases.empty or "n_flows" not in phases or target is None:
         for n in ("Two", "Twenty"):
             for what in ("Steady", "Oscillating", "AsPredicted"):
@@ -143,3 +144,9 @@ def numbers(
             out.update(buffer_numbers(name, phases))
     out["MultiflowSteadyPercent"] = pn.integer(STEADY_SD_FRACTION * 100)
     return out
+
+
+def paper_numbers(inputs: pn.PaperInputs) -> dict[str, str]:
+    """Every number of the study's section (its rules file's ``paper_params``: per scenario
+    its first point's settings, its points and its variants)."""
+    return numbers(inputs.params["scenarios"], inputs.table)

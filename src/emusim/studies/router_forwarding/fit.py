@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from emusim import constants, forwarding
+from emusim import constants
+from emusim.workloads import udp_flood
 
 CPU_BOUND_FRACTION = 0.95
 """A run whose sender kept below this fraction of the line rate was held back by its CPU."""
@@ -48,9 +49,9 @@ does; a hardware router has its own."""
 
 REGRESSORS: dict[str, Callable[[int], float]] = {
     "per_datagram": lambda p: 1.0,
-    "per_extra_frame": lambda p: forwarding.frames(p) - 1.0,
-    "per_packet": lambda p: float(forwarding.frames(p)),
-    "per_byte": lambda p: float(forwarding.ip_bytes(p)),
+    "per_extra_frame": lambda p: udp_flood.frames(p) - 1.0,
+    "per_packet": lambda p: float(udp_flood.frames(p)),
+    "per_byte": lambda p: float(udp_flood.ip_bytes(p)),
 }
 """What each cost is paid for, per datagram of payload p."""
 
@@ -163,7 +164,7 @@ def cost_interval(costs: Mapping, payload_B: int) -> tuple[float, float, float]:
 
 def cpu_bound(runs: pd.DataFrame, link_rate_bps: float) -> pd.Series:
     """Runs whose sender kept below CPU_BOUND_FRACTION of the line rate for its size."""
-    line = runs["payload_B"].map(lambda p: forwarding.line_rate_pps(int(p), link_rate_bps))
+    line = runs["payload_B"].map(lambda p: udp_flood.line_rate_pps(int(p), link_rate_bps))
     return runs["tx_pps"] < CPU_BOUND_FRACTION * line
 
 
@@ -189,14 +190,15 @@ def fit(
     path, repetition, tx_pps, packets_per_s): the generator's and the router's costs with
     their intervals, the router's queue, the per-size means, and the forwarding ceilings."""
     if backend not in SHARED_CPU:
-        raise forwarding.ForwardingError(
+        raise udp_flood.ForwardingError(
             f"no processing-model fit for backend {backend!r}: the fit knows how the router "
-            f"of {', '.join(SHARED_CPU)} shares its CPU (emusim.forwarding_fit.SHARED_CPU)"
+            f"of {', '.join(SHARED_CPU)} shares its CPU (SHARED_CPU of "
+            "emusim.studies.router_forwarding.fit)"
         )
     need = {"payload_B", "path", "repetition", "tx_pps", "packets_per_s"}
     missing = sorted(need - set(runs.columns))
     if missing:
-        raise forwarding.ForwardingError(f"the {backend} run table lacks column(s) {missing}")
+        raise udp_flood.ForwardingError(f"the {backend} run table lacks column(s) {missing}")
     runs = runs[runs["tx_pps"] > 0].copy()
     runs["payload_B"] = runs["payload_B"].astype(int)
     runs["cpu_bound"] = cpu_bound(runs, link_rate_bps)
@@ -218,7 +220,7 @@ def fit(
         "shared_cpu": SHARED_CPU[backend],
         "link_rate_bps": link_rate_bps,
         "cpu_bound_fraction": CPU_BOUND_FRACTION,
-        "queue_packets": int(queue_packets or forwarding.PROCESSOR_QUEUE_DEFAULT),
+        "queue_packets": int(queue_packets or udp_flood.PROCESSOR_QUEUE_DEFAULT),
         "host": host,
         "router": router,
         "status": "; ".join(status) or "ok",
@@ -240,8 +242,8 @@ def size_table(
         out.append(
             {
                 "payload_B": int(payload),
-                "frames": forwarding.frames(int(payload)),
-                "line_rate_pps": forwarding.line_rate_pps(int(payload), rate_bps),
+                "frames": udp_flood.frames(int(payload)),
+                "line_rate_pps": udp_flood.line_rate_pps(int(payload), rate_bps),
                 "direct_tx_pps": _mean(direct["tx_pps"]),
                 "direct_rx_pps": _mean(direct["packets_per_s"]),
                 "routed_tx_pps": _mean(routed["tx_pps"]),
@@ -274,8 +276,8 @@ def ceilings(runs: pd.DataFrame, router: Mapping, payload_B: int | None) -> dict
         "payload_B": payload_B,
         "measured_routed_pps": _mean(routed["packets_per_s"]),
         "measured_direct_pps": _mean(direct["tx_pps"]),
-        "router_alone_pps": forwarding.frames(payload_B) / per_datagram
+        "router_alone_pps": udp_flood.frames(payload_B) / per_datagram
         if per_datagram > 0
         else None,
-        "line_rate_pps": forwarding.line_rate_pps(payload_B),
+        "line_rate_pps": udp_flood.line_rate_pps(payload_B),
     }

@@ -8,7 +8,7 @@ stepping buffer, and aggregate throughput, one row pair per number of flows).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 
-from emusim import multiflow as mf
+from emusim.collect import read_runs
 from emusim.plotting import figure_style, save_figure
+from emusim.studies.multiflow.phases import queue_target_pkts
+from emusim.workloads import multiflow as mf
 
 KINDS = ("throughput", "queue", "throughput_queue", "buffer")
 
@@ -171,3 +173,13 @@ def figure(
         paths = save_figure(fig, stem)
         plt.close(fig)
     return paths
+
+
+def draw(kind: str, inputs: Mapping, params: Mapping, stem: Path) -> list[Path]:
+    """One of the study's figures (workflow/rules/studies/multiflow.smk): ``kind`` is
+    throughput, queue, throughput_queue or buffer; the runs are the scenario's ns-3 runs."""
+    scenario = params["scenario"]
+    runs = read_runs(inputs["runs"])
+    variants = list(dict.fromkeys(p.variant for p in scenario.points))
+    alpha = {v: t[0] for v in variants if (t := queue_target_pkts(v))}
+    return figure(kind, runs, scenario, variants, alpha, stem)

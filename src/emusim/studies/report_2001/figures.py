@@ -6,6 +6,7 @@ Every ``fig…`` function takes the tables and an output path stem, writes ``{st
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -115,8 +116,8 @@ ANALYTIC_STYLES = {"Mathis": {"linestyle": ":", "color": "0.15"}, "PFTK": {"line
 
 
 def _analytic_curves(ax: Axes, curves: pd.DataFrame, x_max: float) -> None:
-    """The models' throughput against the loss event rate p (analytic.py), as thin lines;
-    PFTK in grey shades per profile, Mathis dotted. The y range stays the data's."""
+    """The models' throughput against the loss event rate p (the study's `analytic`), as thin
+    lines; PFTK in grey shades per profile, Mathis dotted. The y range stays the data's."""
     ylim = ax.get_ylim()
     shades = ["0.35", "0.6", "0.75"]
     for i, ((model, profile), rows) in enumerate(
@@ -464,48 +465,6 @@ def fig_ablation(
         return save_figure(fig, stem)
 
 
-def fig_selfcheck(checks: pd.DataFrame, stem: str | Path) -> list[Path]:
-    """The emulation's self-check, one row per batch (emusim.backends.mininet.selfcheck.table).
-
-    Left: the loss-free TCP blast as a fraction of line rate, the tolerance shaded. Right: the
-    one-way delay fitted from the batch's own ping sweep (two-point, as the report's; least
-    squares) against the configured delay, whose tolerance is shaded. A failed check is red.
-    """
-    if checks.empty:
-        raise ValueError("no batches in the self-check table")
-    labels = [
-        f"{r.scenario}, {r.profile} ({r.place}{', KVM' if r.kvm is True else ''})"
-        for r in checks.itertuples()
-    ]
-    y = np.arange(len(checks))[::-1]
-    bad, good = "#D55E00", "#0072B2"
-    with figure_style():
-        fig = Figure(figsize=(9.0, 1.2 + 0.42 * len(checks)), layout="constrained")
-        left, right = fig.subplots(1, 2, sharey=True)
-        for yi, r in zip(y, checks.itertuples(), strict=True):
-            left.axvspan(r.line_rate_fraction_min, r.line_rate_fraction_max, color="0.9")
-            failed = str(r.selfcheck).removeprefix("failed: ").split(", ")
-            ok = "throughput" not in failed
-            left.barh(yi, r.line_rate_fraction, color=good if ok else bad, height=0.6)
-            left.text(r.line_rate_fraction, yi, f" {r.line_rate_fraction:.3f}", va="center")
-            tol, conf = r.delay_tolerance_us, r.delay_configured_us
-            right.fill_betweenx([yi - 0.3, yi + 0.3], conf - tol, conf + tol, color="0.85")
-            right.plot([conf, conf], [yi - 0.3, yi + 0.3], color="black", linewidth=1.5)
-            ok = "delay" not in failed
-            right.plot(r.delay_fitted_us, yi, "o", color=good if ok else bad)
-            right.plot(r.delay_fitted_least_squares_us, yi, "s", mfc="none", color="0.3")
-        left.set_yticks(y, labels)
-        left.set_xlim(0, 1.1)
-        left.axvline(1.0, color="black", linewidth=0.8)
-        left.set_xlabel("loss-free TCP throughput / line-rate limit")
-        left.set_title("Throughput (tolerance shaded)")
-        right.set_xscale("symlog", linthresh=10)
-        right.set_xlabel("one-way delay (µs)")
-        right.set_title("Fitted delay: ● two-point, □ least squares; | configured")
-        fig.suptitle("Mininet self-check per batch (red: outside tolerance)")
-        return save_figure(fig, stem)
-
-
 def _sequence_panel(ax: Axes, slots: pd.DataFrame, title: str) -> None:
     """Segment against transmission number for a stretch of a run; drops, retransmissions
     and retransmission-timeout waits marked."""
@@ -634,3 +593,48 @@ def fig4_5_pathology(
             "(good cycle)"
         )
         return save_figure(fig, stem)
+
+
+# --- the rule's entry point ---------------------------------------------------------------------
+
+
+def draw(kind: str, inputs: Mapping, params: Mapping, stem: Path) -> list[Path]:
+    """One of the study's figures (workflow/rules/studies/report_2001.smk names its inputs):
+    ``kind`` is its stem, the report's numbering."""
+
+    def stats(scenario: str) -> pd.DataFrame:
+        return pd.read_csv(inputs[f"stats_{scenario}"])
+
+    if kind == "fig3_1_rtt_vs_size":
+        fits = json.loads(Path(inputs["delay"]).read_text())["fits"]
+        lines = {
+            "hardware two-point line (report)": (fits["two_point"]["a"], fits["two_point"]["b"]),
+            "hardware least squares": (
+                fits["least_squares"]["slope"],
+                fits["least_squares"]["intercept"],
+            ),
+        }
+        return fig3_1_rtt_vs_size(stats("ping-sweep"), stem, fits=lines)
+    if kind == "fig4_1_random_drop":
+        analytic = pd.read_csv(inputs["analytic"])
+        return fig4_1_random_drop(stats("random-drop"), stem, analytic=analytic)
+    if kind == "fig4_2_regular_drop":
+        analytic = pd.read_csv(inputs["analytic"])
+        return fig4_2_regular_drop(stats("regular-drop"), stem, analytic=analytic)
+    if kind == "fig4_3_random_vs_regular":
+        return fig4_3_random_vs_regular(stats("random-drop"), stats("regular-drop"), stem)
+    if kind == "fig4_4_heavy_tail":
+        runs = pd.concat([pd.read_csv(p) for p in inputs["runs"]], ignore_index=True)
+        return fig4_4_heavy_tail(runs, stem, dropper_col="mode")
+    if kind == "fig5_1_exp_vs_sim":
+        return fig5_1_exp_vs_sim(stats("random-drop"), stem)
+    if kind == "fig5_2_rel_diff":
+        return fig5_2_rel_diff(pd.read_csv(inputs["compare"]), stem)
+    if kind == "fig4_5_pathology":
+        every_n = params["every_n"]
+        traces = {Path(p).parts[-3]: tcptrace.read(p) for p in inputs["traces"]}
+        slots = {k: tcptrace.dropper_slots(t, every_n) for k, t in traces.items()}
+        return fig4_5_pathology(traces, slots, stem, every_n=every_n)
+    if kind == "fig_ablation":
+        return fig_ablation(pd.read_csv(inputs["summary"]), stem)
+    raise ValueError(f"the 2001 report's study has no figure {kind!r}")

@@ -31,12 +31,20 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
-from emusim import forwarding
 from emusim import scenario as sc
-from emusim.forwarding_fit import SHARED_CPU
-from emusim.paper_numbers import Numbers, fixed, integer, macro_name, significant, text
+from emusim.paper_numbers import (
+    Numbers,
+    PaperInputs,
+    fixed,
+    integer,
+    macro_name,
+    significant,
+    text,
+)
+from emusim.studies.router_forwarding.fit import SHARED_CPU
+from emusim.workloads import udp_flood
 
-BACKENDS = ("mininet", "ns3", forwarding.MODEL_BACKEND)
+BACKENDS = ("mininet", "ns3", udp_flood.MODEL_BACKEND)
 """The backends the paper's text names, Mininet (the reference) first."""
 
 SHORT = {"throughput_Mbps": "Mbps", "packets_per_s": "Pps", "loss": "Loss"}
@@ -68,8 +76,8 @@ def design_numbers(key: str, scenario) -> Numbers:
         f"{key}LargestB": integer(sizes[-1]),
         f"{key}DurationS": _seconds(scenario.settings["workload"]["duration_s"]),
         f"{key}Repetitions": integer(scenario.repetitions),
-        f"{key}LineRatePpsSmallest": integer(forwarding.line_rate_pps(sizes[0], rate)),
-        f"{key}LineRateMbpsLargest": fixed(forwarding.line_rate_Mbps(sizes[-1], rate), 1),
+        f"{key}LineRatePpsSmallest": integer(udp_flood.line_rate_pps(sizes[0], rate)),
+        f"{key}LineRateMbpsLargest": fixed(udp_flood.line_rate_Mbps(sizes[-1], rate), 1),
     }
 
 
@@ -85,15 +93,13 @@ def measured_numbers(key: str, scenario, stats: pd.DataFrame | None) -> Numbers:
         generator = _mean(stats, backend, "direct", small, "tx_pps")
         direct = _mean(stats, backend, "direct", small, "packets_per_s")
         routed = _mean(stats, backend, "routed", small, "packets_per_s")
-        losses = [
-            _mean(stats, backend, path, p, "loss") for path in forwarding.PATHS for p in sizes
-        ]
+        losses = [_mean(stats, backend, path, p, "loss") for path in udp_flood.PATHS for p in sizes]
         losses = [x for x in losses if x is not None]
         rows = None if stats is None or stats.empty else stats[stats["backend"] == backend]
         out[f"{b}RunsPerPoint"] = integer(None if rows is None or rows.empty else rows["n"].max())
         out[f"{b}GeneratorPps"] = integer(generator)
         out[f"{b}GeneratorLineFraction"] = fixed(
-            None if generator is None else generator / forwarding.line_rate_pps(small, rate), 3
+            None if generator is None else generator / udp_flood.line_rate_pps(small, rate), 3
         )
         out[f"{b}RoutedPps"] = integer(routed)
         out[f"{b}RoutedPpsShare"] = fixed(
@@ -191,9 +197,7 @@ def fit_numbers(key: str, fit: Mapping | None) -> Numbers:
     out[f"{key}FitPairs"] = integer(parts["router"].get("n"))
     out[f"{key}FitDirectRuns"] = integer(parts["host"].get("n"))
     # the model's queue and CPU: the fit's, else the kernel's default and the emulation's CPU
-    out[f"{key}QueuePackets"] = integer(
-        fit.get("queue_packets", forwarding.PROCESSOR_QUEUE_DEFAULT)
-    )
+    out[f"{key}QueuePackets"] = integer(fit.get("queue_packets", udp_flood.PROCESSOR_QUEUE_DEFAULT))
     out[f"{key}EmulationPlace"] = text(
         None
         if not emulation
@@ -212,7 +216,7 @@ def comparison_numbers(key: str, compares: Mapping[str, pd.DataFrame | None]) ->
     over every point both ran, and the largest difference in loss (percentage points: Mininet
     loses nothing at most points, where a relative difference is undefined)."""
     out: Numbers = {}
-    for backend in ("ns3", forwarding.MODEL_BACKEND):
+    for backend in ("ns3", udp_flood.MODEL_BACKEND):
         table = compares.get(backend)
         b = macro_name(key, "RelDiffMedian", backend)
         for metric in ("throughput_Mbps", "packets_per_s"):
@@ -240,13 +244,13 @@ def numbers(
     out: Numbers = {}
     for name in scenarios:
         scenario = sc.load(name, scale)
-        if not forwarding.is_flood(scenario):
+        if not udp_flood.is_flood(scenario):
             continue
         key = macro_name(name)
         stats = read_table(f"stats_{name}")
         compares = {
             "ns3": read_table(f"forwarding_ns3_{name}"),
-            forwarding.MODEL_BACKEND: read_table(f"forwarding_model_{name}"),
+            udp_flood.MODEL_BACKEND: read_table(f"forwarding_model_{name}"),
         }
         for family in (
             design_numbers(key, scenario),
@@ -259,3 +263,8 @@ def numbers(
                 raise ValueError(f"macro names defined twice: {sorted(twice)}")
             out.update(family)
     return out
+
+
+def paper_numbers(inputs: PaperInputs) -> Numbers:
+    """Every number of the study's section (emusim.studies)."""
+    return numbers(inputs.scenarios, inputs.scale, inputs.table, inputs.read_json)

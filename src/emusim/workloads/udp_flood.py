@@ -1,4 +1,5 @@
-"""The router-forwarding study (issue 10): UDP floods against payload size, direct and routed.
+"""The udp-flood workload (the router-forwarding study, issue 10): UDP floods against payload
+size, direct and routed.
 
 The measurement-tool paper (``002_914fa6f1fc42fb8f.txt``) measured a Linux software router
 forwarding UDP of 64 … 8192 payload bytes at 100 Mb/s, first with sender and sink directly
@@ -204,9 +205,10 @@ def ns3_workload_args(workload: Mapping) -> list[str]:
 
 
 def ns3_model_args(fit: Mapping, payload_B: int) -> list[str]:
-    """The processing model's arguments (model on) from a fit (emusim.forwarding_fit): the
-    generator's CPU time for one datagram of this size, the router's per-packet and per-byte
-    times, its queue, and whether sender and router share the CPU."""
+    """The processing model's arguments (model on) from a fit (the router-forwarding study's,
+    emusim.studies.router_forwarding.fit): the generator's CPU time for one datagram of this
+    size, the router's per-packet and per-byte times, its queue, and whether sender and router
+    share the CPU."""
     host, router = fit["host"], fit["router"]
     costs = {
         "host.per_datagram_s": host["per_datagram_s"],

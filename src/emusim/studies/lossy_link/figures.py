@@ -4,7 +4,7 @@ and ns-3 against Mininet per cell. Styles and save: emusim.plotting.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -162,3 +162,17 @@ def fig_lossy_ns3_vs_mininet(
         fig.legend(handles, labels, loc="outside right upper")
         fig.suptitle(f"{other} against {reference} per TCP variant (diagonal: equal goodput)")
         return save_figure(fig, stem)
+
+
+def draw(kind: str, inputs: Mapping, params: Mapping, stem: Path) -> list[Path]:
+    """One of the study's figures (workflow/rules/studies/lossy_link.smk): ``goodput`` (a panel
+    per delay, a line per variant, a row per backend) or ``ns3_vs_mininet``; ``params`` names
+    the scenario and the variants in the registry's order."""
+    variants = params["variants"]
+    compare = pd.read_csv(inputs["compare"])
+    if kind == "goodput":
+        stats = pd.read_csv(inputs[f"stats_{params['scenario']}"])
+        return fig_lossy_goodput(stats, stem, variants, compare)
+    if kind == "ns3_vs_mininet":
+        return fig_lossy_ns3_vs_mininet(compare, stem, variants)
+    raise ValueError(f"the lossy-link study has no figure kind {kind!r}")

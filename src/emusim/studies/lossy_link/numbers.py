@@ -1,0 +1,111 @@
+"""The lossy-link study's numbers for the paper (paper/sections/lossy_link.tex): its design,
+and how far ns-3's goodput is from Mininet's per TCP variant (emusim.paper_numbers says how a
+number becomes a macro)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+
+import pandas as pd
+
+from emusim.paper_numbers import (
+    Numbers,
+    PaperInputs,
+    integer,
+    is_missing,
+    macro_name,
+    merge,
+    significant,
+    text,
+)
+from emusim.studies.lossy_link.variants_table import headline_rows
+
+
+def lossy_link_numbers(
+    scenario: str,
+    compare: pd.DataFrame | None,
+    headline: Mapping[str, object],
+    transfer_bytes: float | None,
+    cap_s: float | None,
+    queue_packets: int | None = None,
+) -> Numbers:
+    """The lossy-link study (results/compare/NAME-ns3-vs-mininet.csv): its design, and how far
+    ns-3's goodput is from Mininet's, |rel_diff| = |(mininet - ns3) / mininet|, over every
+    cell both ran and at the headline cell (variants_table.HEADLINE) per variant: the median,
+    the closest and farthest variant, the best goodput on each backend, and the cells that hit
+    the cap. Every macro is ``n/a`` where the study or one backend did not run."""
+    good = None
+    if compare is not None and not compare.empty:
+        good = compare[compare["metric"] == "goodput_Bps"]
+    both = None if good is None else good[good["mininet"].notna() & good["ns3"].notna()]
+    have = both is not None and not both.empty
+    top = headline_rows(good, dict(headline)) if good is not None else None
+    top_both = None if top is None else top[top["mininet"].notna() & top["ns3"].notna()]
+    top_have = top_both is not None and not top_both.empty
+
+    def extreme(rows, column, how):
+        if rows is None or rows.empty or rows[column].dropna().empty:
+            return {}
+        return rows.loc[getattr(rows[column], how)()].to_dict()
+
+    abs_top = None if not top_have else top_both.assign(abs_rel=top_both["rel_diff"].abs())
+    closest = extreme(abs_top, "abs_rel", "idxmin")
+    farthest = extreme(abs_top, "abs_rel", "idxmax")
+    best = {b: extreme(top, b, "idxmax") if top is not None else {} for b in ("ns3", "mininet")}
+    timeouts = (
+        None if good is None else int(good["status"].astype(str).str.contains("timeout").sum())
+    )
+    verdicts = [] if good is None else [v for v in good["selfcheck"].dropna().unique() if v]
+    key = macro_name(scenario)
+    out = {
+        f"{key}TransferMB": significant(None if transfer_bytes is None else transfer_bytes / 1e6),
+        f"{key}CapS": integer(cap_s),
+        f"{key}QueuePackets": integer(queue_packets),
+        f"{key}Cells": integer(None if good is None else len(good)),
+        f"{key}CellsCompared": integer(len(both) if have else None),
+        f"{key}CellsTimeout": integer(timeouts),
+        f"{key}RelDiffMedian": significant(both["rel_diff"].abs().median() if have else None),
+        f"{key}HeadlineLossPercent": text(
+            format((Decimal(str(headline["loss"])) * 100).normalize(), "f")
+        ),
+        f"{key}HeadlineDelayMs": integer(headline["delay_ms"]),
+        f"{key}HeadlineCompared": integer(len(top_both) if top_have else None),
+        f"{key}HeadlineRelDiffMedian": significant(
+            top_both["rel_diff"].abs().median() if top_have else None
+        ),
+        f"{key}HeadlineWithinQuarter": integer(
+            (top_both["rel_diff"].abs() <= 0.25).sum() if top_have else None
+        ),
+        f"{key}HeadlineClosest": text(closest.get("variant")),
+        f"{key}HeadlineClosestRelDiff": significant(closest.get("rel_diff")),
+        f"{key}HeadlineFarthest": text(farthest.get("variant")),
+        f"{key}HeadlineFarthestRelDiff": significant(farthest.get("rel_diff")),
+        f"{key}Selfcheck": text("; ".join(verdicts) if verdicts else None),
+    }
+    for backend in ("ns3", "mininet"):
+        row = best[backend]
+        value = row.get(backend)
+        out[macro_name(scenario, "HeadlineBest", backend)] = text(row.get("variant"))
+        out[macro_name(scenario, "HeadlineBest", backend, "MBps")] = significant(
+            None if is_missing(value) else value / 1e6
+        )
+    return out
+
+
+def paper_numbers(inputs: PaperInputs) -> Numbers:
+    """Every lossy-link scenario's numbers (its rules file's ``paper_params``: per scenario the
+    headline cell, the transfer size, the cap and the queue)."""
+    return merge(
+        *(
+            lossy_link_numbers(
+                name,
+                inputs.table(f"lossy_{name}"),
+                spec["headline"],
+                spec["transfer_bytes"],
+                spec["cap_s"],
+                spec["queue_packets"],
+            )
+            for name, spec in inputs.params["scenarios"].items()
+        )
+    )

@@ -1,0 +1,91 @@
+"""The study registry (emusim.studies): every study package is found by name, has its rules
+file, its section and its two entry points, and the shipped scenarios each belong to one study,
+by what their files say (a `reference`, the workload, the lossy link's sweep axes)."""
+
+import importlib
+import sys
+
+import pytest
+import yaml
+
+from emusim import scenario as sc
+from emusim import studies
+from emusim.paths import REPO_ROOT
+
+PACKAGES = sorted(
+    p.parent.name for p in (REPO_ROOT / "src" / "emusim" / "studies").glob("*/__init__.py")
+)
+
+
+def test_registry_finds_every_package_in_the_papers_order():
+    found = studies.registry()
+    assert sorted(found) == PACKAGES
+    assert list(found) == ["report_2001", "lossy_link", "multiflow", "router_forwarding"]
+    orders = [s.order for s in found.values()]
+    assert orders == sorted(orders)
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_a_study_has_rules_section_figures_and_numbers(name):
+    study = studies.get(name)
+    assert (REPO_ROOT / "workflow" / "rules" / "studies" / f"{name}.smk").is_file()
+    assert (REPO_ROOT / "paper" / f"{study.section}.tex").is_file()
+    figures = importlib.import_module(f"emusim.studies.{name}.figures")
+    numbers = importlib.import_module(f"emusim.studies.{name}.numbers")
+    assert callable(figures.draw) and callable(numbers.paper_numbers)
+
+
+def _expected_study(spec: dict) -> str:
+    """Which study a scenario file belongs to, from the file alone."""
+    if "reference" in spec:
+        return "report_2001"
+    kind = spec["workload"]["kind"]
+    if kind == "udp-flood":
+        return "router_forwarding"
+    if kind == "multiflow":
+        return "multiflow"
+    if {"delay_ms", "loss", "variant"} <= set(spec.get("sweep", {})):
+        return "lossy_link"
+    return "none"
+
+
+@pytest.mark.parametrize("name", sc.scenario_names())
+def test_every_shipped_scenario_belongs_to_one_study(name):
+    spec = yaml.safe_load((sc.SCENARIO_DIR / f"{name}.yaml").read_text())
+    assert studies.claimed_by(sc.load(name, "quick")) == [_expected_study(spec)]
+
+
+def test_an_unknown_study_is_named_with_the_known_ones():
+    with pytest.raises(studies.StudyError, match="no study 'nope'; known: report_2001"):
+        studies.get("nope")
+
+
+def test_a_package_without_STUDY_is_refused_by_file(tmp_path, monkeypatch):
+    (tmp_path / "half_done").mkdir()
+    (tmp_path / "half_done" / "__init__.py").write_text('"""A study not yet written."""\n')
+    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(tmp_path)])
+    studies.registry.cache_clear()
+    try:
+        with pytest.raises(studies.StudyError, match=r"half_done/__init__\.py: a study package"):
+            studies.registry()
+    finally:
+        sys.modules.pop("emusim.studies.half_done", None)
+        monkeypatch.undo()
+        studies.registry.cache_clear()
+
+
+def test_STUDY_name_must_be_the_package_name(tmp_path, monkeypatch):
+    (tmp_path / "typo").mkdir()
+    (tmp_path / "typo" / "__init__.py").write_text(
+        "from emusim.studies import Study\n"
+        "STUDY = Study(name='tpyo', title='t', order=99, claims=lambda s: False)\n"
+    )
+    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(tmp_path)])
+    studies.registry.cache_clear()
+    try:
+        with pytest.raises(studies.StudyError, match=r"STUDY\.name is 'tpyo'; it must be"):
+            studies.registry()
+    finally:
+        sys.modules.pop("emusim.studies.typo", None)
+        monkeypatch.undo()
+        studies.registry.cache_clear()

@@ -1,0 +1,82 @@
+# The lossy-link study (emusim.studies.lossy_link; docs/variants.md): bulk TCP over a lossy
+# long link per TCP variant, ns-3 against Mininet. Its runs and the comparison of the two
+# backends are the generic rules'; here: its figures, its per-variant table and its numbers.
+from emusim.studies import lossy_link as lossy_study
+from emusim.studies.lossy_link import variants_table as lossy_table
+
+
+def lossy_scenarios():
+    """The study's scenarios that ns-3 and Mininet are compared on at this scale."""
+    return [
+        n
+        for n in backend_compared_scenarios()
+        if lossy_study.STUDY.claims(SCENARIOS[n])
+    ]
+
+
+LOSSY_CAPTIONS = {
+    "goodput": "Bulk TCP over a lossy link (docs/variants.md): goodput against the random loss "
+    "rate of the impaired link in each direction, one panel per one-way delay and backend, one "
+    "line per TCP variant; a hollow circle marks a cell where a run hit the cap.",
+    "ns3_vs_mininet": "ns-3 against Mininet per TCP variant: every cell of the lossy-link "
+    "design at (ns-3's goodput, Mininet's); on the diagonal they agree. A variant one backend "
+    "lacks is named in its panel.",
+}
+for _name in lossy_scenarios():
+    for _kind, _caption in LOSSY_CAPTIONS.items():
+        add_figure(
+            "lossy_link",
+            f"fig_{_name.replace('-', '_')}_{_kind}",
+            _kind,
+            lambda name=_name: {
+                f"stats_{name}": f"{RESULTS}/stats/{name}.csv",
+                "compare": f"{RESULTS}/compare/{name}-ns3-vs-mininet.csv",
+            },
+            # the variants in the registry's order
+            {"scenario": _name, "variants": list(tcp_variants.registry())},
+            caption=_caption,
+        )
+
+
+def lossy_paper_params():
+    """Per scenario of the study (every file, run at this scale or not): the headline cell the
+    paper reports per variant, the transfer size, the cap and the queue at this scale.
+    """
+    out = {}
+    for name in sc.scenario_names():
+        s = SCENARIOS.get(name) or sc.load(name, SCALE)
+        if lossy_study.STUDY.claims(s):
+            w = s.settings["workload"]
+            out[name] = {
+                "headline": dict(lossy_table.HEADLINE),
+                "transfer_bytes": w["writes"] * w["write_size_B"],
+                "cap_s": s.settings.get("cap_s"),
+                "queue_packets": s.settings["topology"]["router_queue_packets"],
+            }
+    return {"scenarios": out}
+
+
+register_study(
+    "lossy_link",
+    tables=lambda: [f"{n}-variants" for n in lossy_scenarios()],
+    paper_inputs=lambda: {
+        f"lossy_{n}": f"{RESULTS}/compare/{n}-ns3-vs-mininet.csv"
+        for n in lossy_scenarios()
+    },
+    paper_params=lossy_paper_params,
+)
+
+
+rule variant_table:
+    input:
+        compare=f"{RESULTS}/compare/{{scenario}}-ns3-vs-mininet.csv",
+    output:
+        multiext(f"{TABLES}/{{scenario}}-variants", ".csv", ".tex", ".html"),
+    log:
+        f"{PREFIX}logs/tables/{{scenario}}-variants.log",
+    conda:
+        "../../envs/emusim.yaml"
+    params:
+        variants=lambda wc: list(tcp_variants.registry()),
+    script:
+        "../../scripts/variant_table.py"
