@@ -24,7 +24,7 @@ import pytest
 from emusim import profiles, runjson
 from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
-from emusim.backends.ns3 import forwarding_run
+from emusim.backends.ns3 import model_run
 from emusim.paths import REPO_ROOT
 
 FIXTURES = Path(__file__).parents[1] / "data" / "runs"
@@ -269,7 +269,7 @@ def test_an_ns3_model_run_is_valid(ns3_programs, tmp_path):
     (tmp_path / "fit.json").write_text(json.dumps(fit))
     (tmp_path / "delay.json").write_text(json.dumps({"one_way_delay_us": DELAY_US}))
     out = tmp_path / "run1.json"
-    code = forwarding_run.main(
+    code = model_run.main(
         ["--scenario", "router-forwarding", "--scale", "quick", "--profile", "linux-2.2",
          "--point", "payload_B=8192+path=routed", "--rep", "1",
          "--program", str(ns3_programs / "router-forwarding"),

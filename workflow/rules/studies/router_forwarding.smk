@@ -133,7 +133,7 @@ register_study(
 )
 
 
-rule forwarding_fit:
+rule router_forwarding_fit:
     input:
         runs=f"{RESULTS}/mininet/{{scenario}}.csv",
         batches=lambda wc: mininet_batch_paths(wc.scenario),
@@ -150,10 +150,10 @@ rule forwarding_fit:
         ]
         * 1e6,
     script:
-        "../../scripts/forwarding_fit.py"
+        "../../scripts/router_forwarding_fit.py"
 
 
-rule forwarding_ns3_model_run:
+rule router_forwarding_model_run:
     input:
         unpack(_forwarding_model_inputs),
     output:
@@ -167,13 +167,13 @@ rule forwarding_ns3_model_run:
         delay=_forwarding_model_args,
         scale=lambda wc: SCALE,
     shell:
-        "python -m emusim.backends.ns3.forwarding_run --scenario {wildcards.scenario:q}"
+        "python -m emusim.backends.ns3.model_run --scenario {wildcards.scenario:q}"
         " --scale {params.scale} --profile {wildcards.profile:q} --point {wildcards.point:q}"
         " --rep {wildcards.rep} --program {input.program:q} --fit {input.fit:q}"
         " {params.delay} --out {output:q} 2> {log:q}"
 
 
-rule forwarding_model_collect:
+rule router_forwarding_model_collect:
     input:
         runs=lambda wc: forwarding_model_runs(wc.scenario),
     output:
@@ -188,7 +188,7 @@ rule forwarding_model_collect:
         "../../scripts/collect_runs.py"
 
 
-rule forwarding_compare_model:
+rule router_forwarding_compare_model:
     input:
         stats=f"{RESULTS}/stats/{{scenario}}.csv",
         runs=lambda wc: [
@@ -206,4 +206,4 @@ rule forwarding_compare_model:
         scenario=lambda wc: SCENARIOS[wc.scenario],
         other=FORWARDING_MODEL,
     script:
-        "../../scripts/forwarding_compare.py"
+        "../../scripts/router_forwarding_compare.py"

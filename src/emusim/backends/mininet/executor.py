@@ -172,11 +172,10 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
                  "host_io_irqs": sent["host_io_irqs"],
                  "cpu_busy_fraction": sent.get("cpu_busy_fraction")}  # fmt: skip
     elif w["kind"] == "udp-flood":
-        from emusim.backends.mininet import (
-            forwarding as forwarding_mininet,  # the router-forwarding study
-        )
+        # the router-forwarding study's workload (emusim.workloads.udp_flood)
+        from emusim.backends.mininet import udp_flood
 
-        return forwarding_mininet.run(network, entry, plan)
+        return udp_flood.run(network, entry, plan)
     elif w["kind"] == "ping":
         rtts = network.ping(int(w["request_size_B"]), int(w["count"]), float(w["interval_s"]))
         metrics = {

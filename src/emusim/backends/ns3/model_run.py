@@ -1,6 +1,6 @@
 """One ns-3 run of the router-forwarding study with the processing model (backend ns3-model).
 
-    python -m emusim.backends.ns3.forwarding_run --scenario NAME --scale SCALE --profile PROFILE
+    python -m emusim.backends.ns3.model_run --scenario NAME --scale SCALE --profile PROFILE
         --point POINT --rep K --program build/ns3/router-forwarding --fit MODEL-FIT.json
         [--delay-json ONE_WAY_DELAY.json] --out RUN.json
 
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cmd, meta = command_and_meta(args)
     except (sc.ScenarioError, udp_flood.ForwardingError, KeyError, ValueError) as err:
-        print(f"forwarding_run: {err}", file=sys.stderr)
+        print(f"model_run: {err}", file=sys.stderr)
         return 2
     return runjson.main(["--meta", json.dumps(meta, sort_keys=True), "--out", args.out, "--", *cmd])
 

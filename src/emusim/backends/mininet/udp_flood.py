@@ -1,4 +1,4 @@
-"""One run of the router-forwarding study in the Mininet backend's network.
+"""One run of the udp-flood workload (the router-forwarding study) in the Mininet network.
 
 The sender floods with ``udpblast flood`` (emu/blast/udpblast.c) as fast as its CPU and its
 link let it: a datagram its full link queue refuses fails with ENOBUFS (IP_RECVERR) rather than

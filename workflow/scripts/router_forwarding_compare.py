@@ -1,4 +1,4 @@
-"""Rule forwarding_compare_model: ns-3 with the router processing model against Mininet.
+"""Rule router_forwarding_compare_model: ns-3 with the router processing model against Mininet.
 
 The same comparison as compare_backends.py (ns-3 without the model), with the model's runs:
 rel_diff = (mininet - ns3-model) / mininet per point and metric (docs/router-forwarding.md).

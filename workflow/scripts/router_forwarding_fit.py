@@ -1,4 +1,4 @@
-"""Rule forwarding_fit: the router processing model fitted to the emulation's runs
+"""Rule router_forwarding_fit: the router processing model fitted to the emulation's runs
 (emusim.studies.router_forwarding.fit; docs/router-forwarding.md, "The fit")."""
 
 import json
