@@ -12,6 +12,7 @@ from emusim import scenario as sc
 from emusim import studies
 from emusim.paths import REPO_ROOT
 
+PACKAGES_IN_ORDER = ["report_2001", "lossy_link", "multiflow", "router_forwarding"]
 PACKAGES = sorted(
     p.parent.name for p in (REPO_ROOT / "src" / "emusim" / "studies").glob("*/__init__.py")
 )
@@ -20,7 +21,7 @@ PACKAGES = sorted(
 def test_registry_finds_every_package_in_the_papers_order():
     found = studies.registry()
     assert sorted(found) == PACKAGES
-    assert list(found) == ["report_2001", "lossy_link", "multiflow", "router_forwarding"]
+    assert list(found) == PACKAGES_IN_ORDER
     orders = [s.order for s in found.values()]
     assert orders == sorted(orders)
 
@@ -60,32 +61,41 @@ def test_an_unknown_study_is_named_with_the_known_ones():
         studies.get("nope")
 
 
-def test_a_package_without_STUDY_is_refused_by_file(tmp_path, monkeypatch):
-    (tmp_path / "half_done").mkdir()
-    (tmp_path / "half_done" / "__init__.py").write_text('"""A study not yet written."""\n')
+@pytest.fixture
+def extra_study(tmp_path, monkeypatch):
+    """Writes a package NAME with the given __init__.py into a folder the registry also
+    searches; the registry is rebuilt before and after."""
+    made = []
+
+    def add(name: str, init: str) -> None:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(init)
+        made.append(name)
+
     monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(tmp_path)])
     studies.registry.cache_clear()
-    try:
-        with pytest.raises(studies.StudyError, match=r"half_done/__init__\.py: a study package"):
-            studies.registry()
-    finally:
-        sys.modules.pop("emusim.studies.half_done", None)
-        monkeypatch.undo()
-        studies.registry.cache_clear()
+    yield add
+    for name in made:
+        sys.modules.pop(f"emusim.studies.{name}", None)
+    monkeypatch.undo()
+    studies.registry.cache_clear()
 
 
-def test_STUDY_name_must_be_the_package_name(tmp_path, monkeypatch):
-    (tmp_path / "typo").mkdir()
-    (tmp_path / "typo" / "__init__.py").write_text(
+def test_a_package_without_STUDY_is_refused_by_file(extra_study):
+    extra_study("half_done", '"""A study not yet written."""\n')
+    with pytest.raises(studies.StudyError, match=r"half_done/__init__\.py: a study package"):
+        studies.registry()
+
+
+def test_STUDY_name_must_be_the_package_name(extra_study):
+    extra_study(
+        "typo",
         "from emusim.studies import Study\n"
-        "STUDY = Study(name='tpyo', title='t', order=99, claims=lambda s: False)\n"
+        "STUDY = Study(name='tpyo', title='t', order=99, claims=lambda s: False)\n",
     )
-    monkeypatch.setattr(studies, "__path__", [*studies.__path__, str(tmp_path)])
-    studies.registry.cache_clear()
-    try:
-        with pytest.raises(studies.StudyError, match=r"STUDY\.name is 'tpyo'; it must be"):
-            studies.registry()
-    finally:
-        sys.modules.pop("emusim.studies.typo", None)
-        monkeypatch.undo()
-        studies.registry.cache_clear()
+    with pytest.raises(studies.StudyError, match=r"STUDY\.name is 'tpyo'; it must be"):
+        studies.registry()
+
+
+def test_a_searched_folder_without_packages_adds_no_study(extra_study):
+    assert list(studies.registry()) == PACKAGES_IN_ORDER
