@@ -1,11 +1,13 @@
 """The paper's numbers: result files in, LaTeX macros out (``{PREFIX}paper/generated/numbers.tex``).
 
-The paper's text types no result: every number it states is a macro defined here from the
-results of one scale, so a rerun on another testbed, variant or scale rewrites the numbers
-with the results. Each ``*_numbers`` function maps already-read results (DataFrames, dicts;
-``None`` where the workflow did not produce them) to ``{macro name: LaTeX text}`` and defines
-the same names whether or not its input exists (``n/a`` then), so a section whose part was
-not run still compiles. `render` writes the file, with the ``\\if`` switches that say what ran
+The paper's text types no result: every number it states is a macro defined from the results
+of one scale, here for what every study shares and in each study's ``numbers.paper_numbers``
+for its own (emusim.studies, which read their inputs through `PaperInputs`), so a rerun on
+another testbed, variant or scale rewrites the numbers with the results. Each ``*_numbers``
+function maps already-read results (DataFrames, dicts; ``None`` where the workflow did not
+produce them) to ``{macro name: LaTeX text}`` and defines the same names whether or not its
+input exists (``n/a`` then), so a section whose part was not run still compiles. `render`
+writes the file, with the ``\\if`` switches that say what ran
 and the figures and tables that exist at this scale.
 
 Macro names are TeX control words, letters only. `macro_name` joins the parts of a key in
