@@ -7,8 +7,8 @@ another testbed, variant or scale rewrites the numbers with the results. Each ``
 function maps already-read results (DataFrames, dicts; ``None`` where the workflow did not
 produce them) to ``{macro name: LaTeX text}`` and defines the same names whether or not its
 input exists (``n/a`` then), so a section whose part was not run still compiles. `render`
-writes the file, with the ``\\if`` switches that say what ran
-and the figures and tables that exist at this scale.
+writes the file, with the ``\\if`` switches that say what ran and the figures and tables
+that exist at this scale.
 
 Macro names are TeX control words, letters only. `macro_name` joins the parts of a key in
 CamelCase and spells digits as words: ``macro_name("RelDiffMedian", "random-drop", "ns3",
