@@ -38,6 +38,14 @@ include: "workflow/rules/analysis.smk"
 
 # Each study of the registry (emusim.studies) brings its rules file; the figure rule and the
 # paper, included after them, loop over what they registered.
+for _rules in sorted(
+    Path(workflow.basedir, "workflow", "rules", "studies").glob("*.smk")
+):
+    if _rules.stem not in studies.registry():
+        raise WorkflowError(
+            f"{_rules}: no study package src/emusim/studies/{_rules.stem}/ "
+            f"(known: {', '.join(studies.registry())}; docs/adding-a-study.md)"
+        )
 for _study in studies.registry():
     _rules = Path(workflow.basedir, "workflow", "rules", "studies", f"{_study}.smk")
     if not _rules.is_file():
