@@ -125,3 +125,21 @@ def test_figure_numbers_and_section_are_made(workdir):
     # and the appendix has no entry: the study presents the scenario
     appendix = (workdir / generated / "scenarios.tex").read_text()
     assert r"\ResultFigure" not in appendix
+
+
+def test_a_rules_file_without_its_package_is_named(workdir):
+    stray = workdir / "workflow" / "rules" / "studies" / "half_done.smk"
+    stray.write_text("# a study whose package is not written yet\n")
+    try:
+        proc = subprocess.run(
+            [*SNAKEMAKE, "-n", "--config", "scale=quick", "backends=[ns3]"],
+            cwd=workdir,
+            env=dict(os.environ, EMUSIM_ROOT=str(workdir), PYTHONPATH=str(workdir / "src")),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        stray.unlink()
+    assert proc.returncode != 0
+    assert "half_done.smk: no study package src/emusim/studies/half_done/" in proc.stderr
