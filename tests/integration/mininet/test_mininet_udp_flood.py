@@ -27,7 +27,7 @@ SIZES = [64, 1472, 8192]
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory, mininet_ready) -> tuple[dict, list[dict]]:
     root = tmp_path_factory.mktemp("forwarding-host")
-    spec = yaml.safe_load((REPO_ROOT / "scenarios/router-udp_flood.yaml").read_text())
+    spec = yaml.safe_load((REPO_ROOT / "scenarios/router-forwarding.yaml").read_text())
     topology = yaml.safe_load((REPO_ROOT / "scenarios/topologies/lin2001.yaml").read_text())
     spec["topology"] = {**topology, "delay": 0}
     spec["scales"]["quick"] = {
