@@ -142,4 +142,6 @@ def test_a_rules_file_without_its_package_is_named(workdir):
     finally:
         stray.unlink()
     assert proc.returncode != 0
-    assert "half_done.smk: no study package src/emusim/studies/half_done/" in proc.stderr
+    assert "half_done.smk: no study package src/emusim/studies/half_done/" in (
+        proc.stdout + proc.stderr
+    )
