@@ -38,6 +38,9 @@ include: "workflow/rules/analysis.smk"
 
 # Each study of the registry (emusim.studies) brings its rules file; the figure rule and the
 # paper, included after them, loop over what they registered.
+from emusim import studies
+from snakemake.exceptions import WorkflowError
+
 for _rules in sorted(
     Path(workflow.basedir, "workflow", "rules", "studies").glob("*.smk")
 ):
