@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The kernel facilities Linux 6.1's congestion-control modules call, and the connection API
+ * of linux-cc.h through which ns-3 drives them. Written here from the 6.1.192 tree's
+ * documented behaviour (file:line at each function); docs/linux-cc.md.
+ */
+#include "shim/emusim-kernel.h"
+
+#include "linux-cc.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+/* the release the modules were taken from (version.c, written by extract.cmake) */
+extern const char *emusim_linux_source_release;
+
+u64 emusim_now_ns;
+
+/* ---- the connection running module code now (ns-3 runs one hook at a time) ---- */
+
+struct emusim_cc {
+	struct tcp_sock tp;
+	struct emusim_cc_host host;
+};
+
+static struct emusim_cc *current_cc;
+
+void emusim_kernel_warn(const char *file, int line, const char *cond)
+{
+	if (current_cc && current_cc->host.warn)
+		current_cc->host.warn(current_cc->host.context, file, line, cond);
+	else
+		fprintf(stderr, "linux-cc: WARN_ON(%s) at %s:%d\n", cond, file, line);
+}
+
+u32 get_random_u32(void)
+{
+	if (!current_cc || !current_cc->host.random_u32) {
+		emusim_kernel_warn(__FILE__, __LINE__, "random number drawn outside a connection");
+		return 0;
+	}
+	return current_cc->host.random_u32(current_cc->host.context);
+}
+
+void get_random_bytes(void *buf, size_t len)
+{
+	u8 *out = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		out[i] = (u8)get_random_u32();
+}
+
+void __tcp_send_ack(struct sock *sk, u32 rcv_nxt)
+{
+	(void)sk;
+	(void)rcv_nxt;
+	if (current_cc && current_cc->host.send_ack)
+		current_cc->host.send_ack(current_cc->host.context);
+}
+
+/* A congestion control that starts a CWR episode itself (tcp_cdg's backoff) needs the
+ * socket's tcp_enter_cwr (tcp_input.c); ns-3's TcpSocketBase enters CWR only on ECN. No module
+ * the build compiles calls it; one that did would stop here rather than run something else. */
+void tcp_enter_cwr(struct sock *sk)
+{
+	(void)sk;
+	emusim_kernel_warn(__FILE__, __LINE__, "tcp_enter_cwr: not carried by the shim");
+	abort();
+}
+
+/* ---- net/ipv4/tcp_cong.c: registration and the Reno helpers ---- */
+
+#define EMUSIM_MAX_ALGORITHMS 32
+
+static struct tcp_congestion_ops *algorithms[EMUSIM_MAX_ALGORITHMS];
+static size_t n_algorithms;
+
+static struct tcp_congestion_ops *find_algorithm(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n_algorithms; i++)
+		if (strcmp(algorithms[i]->name, name) == 0)
+			return algorithms[i];
+	return NULL;
+}
+
+/* tcp_validate_congestion_control (tcp_cong.c:77-88): ssthresh, undo_cwnd and one of
+ * cong_avoid or cong_control are required; names are unique (tcp_register...:96-116). */
+int tcp_register_congestion_control(struct tcp_congestion_ops *ca)
+{
+	if (!ca->ssthresh || !ca->undo_cwnd || !(ca->cong_avoid || ca->cong_control)) {
+		fprintf(stderr, "linux-cc: %s does not implement required ops\n", ca->name);
+		return -EINVAL;
+	}
+	if (find_algorithm(ca->name) || n_algorithms == EMUSIM_MAX_ALGORITHMS) {
+		fprintf(stderr, "linux-cc: %s already registered or no room\n", ca->name);
+		return -EINVAL;
+	}
+	algorithms[n_algorithms++] = ca;
+	return 0;
+}
+
+void tcp_unregister_congestion_control(struct tcp_congestion_ops *ca)
+{
+	(void)ca;
+}
+
+void emusim_module_loaded(const char *module, int init_result)
+{
+	if (init_result != 0)
+		fprintf(stderr, "linux-cc: module %s: init returned %d\n", module, init_result);
+}
+
+/* tcp_slow_start (tcp_cong.c:406-414): cwnd grows by the segments acknowledged, up to
+ * ssthresh; what is left over is returned for congestion avoidance. */
+u32 tcp_slow_start(struct tcp_sock *tp, u32 acked)
+{
+	u32 target = min(tcp_snd_cwnd(tp) + acked, tp->snd_ssthresh);
+	u32 used = target - tcp_snd_cwnd(tp);
+
+	tcp_snd_cwnd_set(tp, min(target, tp->snd_cwnd_clamp));
+	return acked - used;
+}
+
+/* tcp_cong_avoid_ai (tcp_cong.c:420-436): one segment per w acknowledged; credit gathered at
+ * a larger w is spent first, one segment at a time. */
+void tcp_cong_avoid_ai(struct tcp_sock *tp, u32 w, u32 acked)
+{
+	if (tp->snd_cwnd_cnt >= w) {
+		tp->snd_cwnd_cnt = 0;
+		tcp_snd_cwnd_set(tp, tcp_snd_cwnd(tp) + 1);
+	}
+	tp->snd_cwnd_cnt += acked;
+	if (tp->snd_cwnd_cnt >= w) {
+		u32 increments = tp->snd_cwnd_cnt / w;
+
+		tp->snd_cwnd_cnt -= increments * w;
+		tcp_snd_cwnd_set(tp, tcp_snd_cwnd(tp) + increments);
+	}
+	tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp), tp->snd_cwnd_clamp));
+}
+
+/* tcp_reno_cong_avoid (tcp_cong.c:446-461) */
+void tcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	(void)ack;
+	if (!tcp_is_cwnd_limited(sk))
+		return;
+	if (tcp_in_slow_start(tp)) {
+		acked = tcp_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+	tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
+}
+
+/* tcp_reno_ssthresh (tcp_cong.c:465-470): half of cwnd, at least 2 */
+u32 tcp_reno_ssthresh(struct sock *sk)
+{
+	return max(tcp_snd_cwnd(tcp_sk(sk)) >> 1U, 2U);
+}
+
+/* tcp_reno_undo_cwnd (tcp_cong.c:473-478) */
+u32 tcp_reno_undo_cwnd(struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
+}
+
+/* Reno is part of tcp_cong.c, always built in (tcp_cong.c:481-488) */
+static struct tcp_congestion_ops emusim_tcp_reno = {
+	.flags = TCP_CONG_NON_RESTRICTED,
+	.name = "reno",
+	.ssthresh = tcp_reno_ssthresh,
+	.cong_avoid = tcp_reno_cong_avoid,
+	.undo_cwnd = tcp_reno_undo_cwnd,
+};
+
+/* registered before any module, as the kernel registers it at boot (tcp_cong.c) */
+static void __attribute__((constructor(101))) emusim_register_reno(void)
+{
+	tcp_register_congestion_control(&emusim_tcp_reno);
+}
+
+/* ---- module parameters: kernel/params.c ---- */
+
+#define EMUSIM_MAX_PARAMS 128
+
+struct emusim_param {
+	const char *module;
+	const char *name;
+	void *address;
+	enum emusim_param_type type;
+	unsigned int perm;
+	const struct kernel_param_ops *ops;
+};
+
+static struct emusim_param params[EMUSIM_MAX_PARAMS];
+static size_t n_params;
+
+void emusim_register_param(const char *module, const char *name, void *address,
+			   enum emusim_param_type type, unsigned int perm, const void *ops)
+{
+	if (n_params == EMUSIM_MAX_PARAMS) {
+		fprintf(stderr, "linux-cc: no room for parameter %s.%s\n", module, name);
+		return;
+	}
+	params[n_params++] = (struct emusim_param){ module, name, address, type, perm, ops };
+}
+
+static struct emusim_param *find_param(const char *module, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n_params; i++)
+		if (strcmp(params[i].module, module) == 0 && strcmp(params[i].name, name) == 0)
+			return &params[i];
+	return NULL;
+}
+
+/* kstrtoint/kstrtouint with base 0 (lib/kstrtox.c): decimal, 0x hex or 0 octal, a trailing
+ * newline allowed, nothing else */
+static int parse_integer(const char *text, long long low, long long high, long long *value)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(text, &end, 0);
+	if (end == text || errno != 0)
+		return -EINVAL;
+	if (*end == '\n')
+		end++;
+	if (*end != '\0' || v < low || v > high)
+		return -EINVAL;
+	*value = v;
+	return 0;
+}
+
+/* param_set_bool (kernel/params.c) takes kstrtobool's words: y/Y/1/on and n/N/0/off */
+static int parse_bool(const char *text, bool *value)
+{
+	if (strchr("yY1", text[0]) && text[0] && (text[1] == '\0' || text[1] == '\n'))
+		*value = true;
+	else if (strchr("nN0", text[0]) && text[0] && (text[1] == '\0' || text[1] == '\n'))
+		*value = false;
+	else if (strcmp(text, "on") == 0)
+		*value = true;
+	else if (strcmp(text, "off") == 0)
+		*value = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int param_set_uint_minmax(const char *val, const struct kernel_param *kp, unsigned int min_value,
+			  unsigned int max_value)
+{
+	long long v;
+
+	if (parse_integer(val, min_value, max_value, &v) != 0)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = (unsigned int)v;
+	return 0;
+}
+
+int param_get_uint(char *buffer, const struct kernel_param *kp)
+{
+	return sprintf(buffer, "%u\n", *(unsigned int *)kp->arg);
+}
+
+int emusim_cc_set_param(const char *module, const char *name, const char *value, char *error,
+			size_t error_length)
+{
+	struct emusim_param *p = find_param(module, name);
+	long long v;
+	bool b;
+	int ret;
+
+	if (!p) {
+		snprintf(error, error_length, "module %s has no parameter %s", module, name);
+		return -1;
+	}
+	if (!(p->perm & 0222)) {
+		snprintf(error, error_length,
+			 "parameter %s of %s is read-only (perm %04o): set only when the module loads",
+			 name, module, p->perm);
+		return -1;
+	}
+	if (p->ops && p->ops->set) {
+		struct kernel_param kp = { name, p->address };
+
+		ret = p->ops->set(value, &kp);
+	} else if (p->type == EMUSIM_PARAM_INT) {
+		ret = parse_integer(value, INT32_MIN, INT32_MAX, &v);
+		if (ret == 0)
+			*(int *)p->address = (int)v;
+	} else if (p->type == EMUSIM_PARAM_UINT) {
+		ret = parse_integer(value, 0, UINT32_MAX, &v);
+		if (ret == 0)
+			*(unsigned int *)p->address = (unsigned int)v;
+	} else {
+		ret = parse_bool(value, &b);
+		if (ret == 0)
+			*(bool *)p->address = b;
+	}
+	if (ret != 0) {
+		snprintf(error, error_length, "parameter %s of %s refuses the value '%s'", name,
+			 module, value);
+		return -1;
+	}
+	return 0;
+}
+
+int emusim_cc_get_param(const char *module, const char *name, char *buffer, size_t length)
+{
+	struct emusim_param *p = find_param(module, name);
+
+	if (!p)
+		return -1;
+	if (p->type == EMUSIM_PARAM_INT)
+		snprintf(buffer, length, "%d", *(int *)p->address);
+	else if (p->type == EMUSIM_PARAM_UINT)
+		snprintf(buffer, length, "%u", *(unsigned int *)p->address);
+	else
+		snprintf(buffer, length, "%c", *(bool *)p->address ? 'Y' : 'N');
+	return 0;
+}
+
+/* ---- the connection API (linux-cc.h) ---- */
+
+size_t emusim_cc_available(char *buffer, size_t length)
+{
+	size_t i, used = 0;
+
+	if (length)
+		buffer[0] = '\0';
+	for (i = 0; i < n_algorithms; i++) {
+		const char *sep = i ? " " : "";
+
+		used += (size_t)snprintf(used < length ? buffer + used : NULL,
+					 used < length ? length - used : 0, "%s%s", sep,
+					 algorithms[i]->name);
+	}
+	return used + 1;
+}
+
+int emusim_cc_flags(const char *name)
+{
+	const struct tcp_congestion_ops *ca = find_algorithm(name);
+
+	return ca ? (int)ca->flags : -1;
+}
+
+struct emusim_cc *emusim_cc_new(const char *name, const struct emusim_cc_host *host)
+{
+	struct tcp_congestion_ops *ca = find_algorithm(name);
+	struct emusim_cc *cc;
+
+	if (!ca)
+		return NULL;
+	cc = calloc(1, sizeof(*cc));
+	if (!cc)
+		return NULL;
+	cc->tp.inet_conn.icsk_ca_ops = ca;
+	if (host)
+		cc->host = *host;
+	return cc;
+}
+
+struct emusim_cc *emusim_cc_clone(const struct emusim_cc *cc, const struct emusim_cc_host *host)
+{
+	struct emusim_cc *copy = malloc(sizeof(*copy));
+
+	if (!copy)
+		return NULL;
+	*copy = *cc;
+	if (host)
+		copy->host = *host;
+	return copy;
+}
+
+void emusim_cc_free(struct emusim_cc *cc)
+{
+	free(cc);
+}
+
+const char *emusim_cc_name(const struct emusim_cc *cc)
+{
+	return cc->tp.inet_conn.icsk_ca_ops->name;
+}
+
+int emusim_cc_has(const struct emusim_cc *cc, enum emusim_cc_hook hook)
+{
+	const struct tcp_congestion_ops *ca = cc->tp.inet_conn.icsk_ca_ops;
+
+	switch (hook) {
+	case EMUSIM_CC_INIT:
+		return ca->init != NULL;
+	case EMUSIM_CC_SSTHRESH:
+		return ca->ssthresh != NULL;
+	case EMUSIM_CC_CONG_AVOID:
+		return ca->cong_avoid != NULL;
+	case EMUSIM_CC_SET_STATE:
+		return ca->set_state != NULL;
+	case EMUSIM_CC_CWND_EVENT:
+		return ca->cwnd_event != NULL;
+	case EMUSIM_CC_IN_ACK_EVENT:
+		return ca->in_ack_event != NULL;
+	case EMUSIM_CC_PKTS_ACKED:
+		return ca->pkts_acked != NULL;
+	case EMUSIM_CC_CONG_CONTROL:
+		return ca->cong_control != NULL;
+	case EMUSIM_CC_UNDO_CWND:
+		return ca->undo_cwnd != NULL;
+	case EMUSIM_CC_RELEASE:
+		return ca->release != NULL;
+	}
+	return 0;
+}
+
+/* The state into the module's socket: every field the kernel keeps and a module reads. */
+static struct sock *load(struct emusim_cc *cc, const struct emusim_tcp_state *s)
+{
+	struct tcp_sock *tp = &cc->tp;
+	struct sock *sk = &tp->inet_conn.icsk_sk;
+
+	current_cc = cc;
+	emusim_now_ns = s->now_ns;
+	tp->tcp_mstamp = s->now_ns / NSEC_PER_USEC;
+	tp->tcp_clock_cache = s->now_ns;
+	tp->snd_una = s->snd_una;
+	tp->snd_nxt = s->snd_nxt;
+	tp->rcv_nxt = s->rcv_nxt;
+	tp->lsndtime = s->lsndtime;
+	tp->inet_conn.icsk_ack.pending = s->ack_pending;
+	tp->mss_cache = s->mss_cache;
+	tp->snd_cwnd = s->snd_cwnd;
+	tp->snd_cwnd_cnt = s->snd_cwnd_cnt;
+	tp->snd_cwnd_clamp = s->snd_cwnd_clamp;
+	tp->snd_ssthresh = s->snd_ssthresh;
+	tp->prior_cwnd = s->prior_cwnd;
+	tp->packets_out = s->packets_out;
+	tp->sacked_out = s->sacked_out;
+	tp->lost_out = s->lost_out;
+	tp->retrans_out = s->retrans_out;
+	tp->max_packets_out = s->max_packets_out;
+	tp->is_cwnd_limited = s->is_cwnd_limited;
+	tp->app_limited = s->app_limited;
+	tp->delivered = s->delivered;
+	tp->delivered_ce = s->delivered_ce;
+	tp->lost = s->lost;
+	tp->delivered_mstamp = s->delivered_mstamp;
+	tp->tcp_wstamp_ns = s->tcp_wstamp_ns;
+	tp->srtt_us = s->srtt_us;
+	/* the windowed minimum as tcp_min_rtt reads it; ~0U before any sample (tcp_init_sock) */
+	minmax_reset(&tp->rtt_min, tcp_jiffies32, s->min_rtt_us ? s->min_rtt_us : ~0U);
+	tp->rx_opt.rcv_tsval = s->rcv_tsval;
+	tp->rx_opt.rcv_tsecr = s->rcv_tsecr;
+	tp->rx_opt.saw_tstamp = s->saw_tstamp;
+	tp->ecn_flags = s->ecn_flags;
+	tp->inet_conn.icsk_ca_state = s->ca_state;
+	sk->sk_state = s->sk_state;
+	sk->sk_pacing_rate = s->pacing_rate;
+	sk->sk_max_pacing_rate = s->max_pacing_rate;
+	sk->sk_pacing_status = s->pacing_status;
+	sk->sk_pacing_shift = s->pacing_shift;
+	sk->sk_gso_max_size = s->gso_max_size;
+	sk->tos = s->tos_ecn;
+	return sk;
+}
+
+/* The socket back into the state: what a module may have changed. */
+static void store(struct emusim_cc *cc, struct emusim_tcp_state *s)
+{
+	const struct tcp_sock *tp = &cc->tp;
+	const struct sock *sk = &tp->inet_conn.icsk_sk;
+
+	s->snd_cwnd = tp->snd_cwnd;
+	s->snd_cwnd_cnt = tp->snd_cwnd_cnt;
+	s->snd_cwnd_clamp = tp->snd_cwnd_clamp;
+	s->snd_ssthresh = tp->snd_ssthresh;
+	s->prior_cwnd = tp->prior_cwnd;
+	s->ecn_flags = tp->ecn_flags;
+	s->pacing_rate = sk->sk_pacing_rate;
+	s->pacing_status = sk->sk_pacing_status;
+	s->tos_ecn = sk->tos;
+	current_cc = NULL;
+}
+
+#define CA(cc) ((cc)->tp.inet_conn.icsk_ca_ops)
+
+void emusim_cc_init(struct emusim_cc *cc, struct emusim_tcp_state *state)
+{
+	struct sock *sk = load(cc, state);
+
+	/* tcp_init_congestion_control (tcp_cong.c:211-224): the private area is cleared first */
+	memset(cc->tp.inet_conn.icsk_ca_priv, 0, sizeof(cc->tp.inet_conn.icsk_ca_priv));
+	if (CA(cc)->init)
+		CA(cc)->init(sk);
+	store(cc, state);
+}
+
+uint32_t emusim_cc_ssthresh(struct emusim_cc *cc, struct emusim_tcp_state *state)
+{
+	uint32_t ssthresh = CA(cc)->ssthresh(load(cc, state));
+
+	store(cc, state);
+	return ssthresh;
+}
+
+void emusim_cc_cong_avoid(struct emusim_cc *cc, struct emusim_tcp_state *state, uint32_t ack,
+			  uint32_t acked)
+{
+	struct sock *sk = load(cc, state);
+
+	if (CA(cc)->cong_avoid)
+		CA(cc)->cong_avoid(sk, ack, acked);
+	store(cc, state);
+}
+
+void emusim_cc_set_state(struct emusim_cc *cc, struct emusim_tcp_state *state, uint8_t new_state)
+{
+	struct sock *sk = load(cc, state);
+
+	/* tcp_set_ca_state (tcp_cong.c / tcp.h): the hook runs before the state changes */
+	if (CA(cc)->set_state)
+		CA(cc)->set_state(sk, new_state);
+	cc->tp.inet_conn.icsk_ca_state = new_state;
+	state->ca_state = new_state;
+	store(cc, state);
+}
+
+void emusim_cc_cwnd_event(struct emusim_cc *cc, struct emusim_tcp_state *state, int event)
+{
+	struct sock *sk = load(cc, state);
+
+	if (CA(cc)->cwnd_event)
+		CA(cc)->cwnd_event(sk, (enum tcp_ca_event)event);
+	store(cc, state);
+}
+
+void emusim_cc_in_ack_event(struct emusim_cc *cc, struct emusim_tcp_state *state, uint32_t flags)
+{
+	struct sock *sk = load(cc, state);
+
+	if (CA(cc)->in_ack_event)
+		CA(cc)->in_ack_event(sk, flags);
+	store(cc, state);
+}
+
+void emusim_cc_pkts_acked(struct emusim_cc *cc, struct emusim_tcp_state *state,
+			  uint32_t pkts_acked, int32_t rtt_us, uint32_t in_flight)
+{
+	struct sock *sk = load(cc, state);
+	struct ack_sample sample = { .pkts_acked = pkts_acked, .rtt_us = rtt_us,
+				     .in_flight = in_flight };
+
+	if (CA(cc)->pkts_acked)
+		CA(cc)->pkts_acked(sk, &sample);
+	store(cc, state);
+}
+
+void emusim_cc_cong_control(struct emusim_cc *cc, struct emusim_tcp_state *state,
+			    const struct emusim_rate_sample *r)
+{
+	struct sock *sk = load(cc, state);
+	struct rate_sample rs = {
+		.prior_mstamp = r->prior_mstamp,
+		.prior_delivered = r->prior_delivered,
+		.prior_delivered_ce = r->prior_delivered_ce,
+		.delivered = r->delivered,
+		.delivered_ce = r->delivered_ce,
+		.interval_us = r->interval_us,
+		.snd_interval_us = r->snd_interval_us,
+		.rcv_interval_us = r->rcv_interval_us,
+		.rtt_us = r->rtt_us,
+		.losses = r->losses,
+		.acked_sacked = r->acked_sacked,
+		.prior_in_flight = r->prior_in_flight,
+		.last_end_seq = r->last_end_seq,
+		.is_app_limited = r->is_app_limited,
+		.is_retrans = r->is_retrans,
+		.is_ack_delayed = r->is_ack_delayed,
+	};
+
+	if (CA(cc)->cong_control)
+		CA(cc)->cong_control(sk, &rs);
+	store(cc, state);
+}
+
+uint32_t emusim_cc_undo_cwnd(struct emusim_cc *cc, struct emusim_tcp_state *state)
+{
+	uint32_t cwnd = CA(cc)->undo_cwnd(load(cc, state));
+
+	store(cc, state);
+	return cwnd;
+}
+
+void emusim_cc_release(struct emusim_cc *cc, struct emusim_tcp_state *state)
+{
+	struct sock *sk = load(cc, state);
+
+	if (CA(cc)->release)
+		CA(cc)->release(sk);
+	store(cc, state);
+}
+
+_Static_assert(sizeof(struct emusim_rtt_min) == sizeof(struct minmax),
+	       "struct emusim_rtt_min must be laid out as struct minmax");
+
+void emusim_rtt_min_reset(struct emusim_rtt_min *m, uint64_t now_ns)
+{
+	emusim_now_ns = now_ns;
+	minmax_reset((struct minmax *)m, tcp_jiffies32, ~0U);
+}
+
+uint32_t emusim_rtt_min_update(struct emusim_rtt_min *m, uint64_t now_ns, uint32_t window_s,
+			       uint32_t rtt_us)
+{
+	emusim_now_ns = now_ns;
+	return minmax_running_min((struct minmax *)m, window_s * HZ, tcp_jiffies32,
+				  rtt_us ? rtt_us : jiffies_to_usecs(1));
+}
+
+uint32_t emusim_jiffies32(uint64_t now_ns)
+{
+	emusim_now_ns = now_ns;
+	return tcp_jiffies32;
+}
+
+const char *emusim_cc_source_version(void)
+{
+	return emusim_linux_source_release;
+}

@@ -1,0 +1,471 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Linux 6.1's congestion-control modules behind ns-3's TcpCongestionOps; the header says which
+ * ns-3 call is which kernel hook.
+ */
+
+#include "tcp-linux-congestion.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-socket-state.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TcpLinuxCongestion");
+NS_OBJECT_ENSURE_REGISTERED(TcpLinuxCongestion);
+
+namespace
+{
+
+/// Linux's infinite slow start threshold, in segments (TCP_INFINITE_SSTHRESH, tcp.h)
+constexpr uint32_t LINUX_INFINITE_SSTHRESH = 0x7fffffff;
+/// TCP_ECN_OK (include/net/tcp.h)
+constexpr uint8_t LINUX_ECN_OK = 1;
+/// TSQ's default pacing shift: sk_pacing_rate >> 10 is about 1 ms (net/core/sock.c sock_init_data)
+constexpr uint8_t LINUX_PACING_SHIFT = 10;
+/// TCP_ESTABLISHED (include/net/tcp_states.h)
+constexpr uint8_t LINUX_TCP_ESTABLISHED = 1;
+/// The Linux events ns-3 passes with the same numbers (TCP_CA_EVENT_*, tcp.h:1028-1035)
+constexpr int LINUX_LAST_CA_EVENT = TcpSocketState::CA_EVENT_ECN_IS_CE;
+
+uint32_t
+RandomU32(void* context)
+{
+    auto* random = static_cast<UniformRandomVariable*>(context);
+    return random->GetInteger(0, std::numeric_limits<uint32_t>::max());
+}
+
+void
+Warn(void* /* context */, const char* file, int line, const char* condition)
+{
+    NS_LOG_WARN("Linux module: WARN_ON(" << condition << ") at " << file << ":" << line);
+}
+
+/// The tcb whose connection runs module code now: __tcp_send_ack sends its ACK.
+TcpSocketState* g_sendAckTcb = nullptr;
+
+/// Makes a connection's tcb the one __tcp_send_ack reaches while a hook runs.
+class AckScope
+{
+  public:
+    /// @param tcb the connection running module code
+    explicit AckScope(Ptr<TcpSocketState> tcb)
+    {
+        g_sendAckTcb = PeekPointer(tcb);
+    }
+
+    ~AckScope()
+    {
+        g_sendAckTcb = nullptr;
+    }
+
+    AckScope(const AckScope&) = delete;
+    AckScope& operator=(const AckScope&) = delete;
+};
+
+void
+SendAck(void* /* context */)
+{
+    if (g_sendAckTcb != nullptr && !g_sendAckTcb->m_sendEmptyPacketCallback.IsNull())
+    {
+        g_sendAckTcb->m_sendEmptyPacketCallback(TcpHeader::ACK);
+    }
+}
+
+} // namespace
+
+TypeId
+TcpLinuxCongestion::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TcpLinuxCongestion")
+            .SetParent<TcpCongestionOps>()
+            .SetGroupName("Internet")
+            .AddConstructor<TcpLinuxCongestion>()
+            .AddAttribute("Algorithm",
+                          "The Linux congestion control to run, by the name its module "
+                          "registers (cubic, westwood, ...; TcpLinuxCongestion::Available)",
+                          StringValue("cubic"),
+                          MakeStringAccessor(&TcpLinuxCongestion::m_algorithm),
+                          MakeStringChecker())
+            .AddAttribute("ModuleParameters",
+                          "Kernel-wide module parameters, module.parameter=value separated "
+                          "by ';' (as /sys/module/MODULE/parameters/PARAMETER), set when a "
+                          "connection starts",
+                          StringValue(""),
+                          MakeStringAccessor(&TcpLinuxCongestion::m_moduleParameters),
+                          MakeStringChecker());
+    return tid;
+}
+
+TcpLinuxCongestion::TcpLinuxCongestion()
+    : TcpCongestionOps(),
+      m_random(CreateObject<UniformRandomVariable>())
+{
+    NS_LOG_FUNCTION(this);
+}
+
+TcpLinuxCongestion::TcpLinuxCongestion(const TcpLinuxCongestion& other)
+    : TcpCongestionOps(other),
+      m_algorithm(other.m_algorithm),
+      m_moduleParameters(other.m_moduleParameters),
+      m_state(other.m_state),
+      m_started(other.m_started),
+      m_peerTsOffset(other.m_peerTsOffset),
+      m_random(CreateObject<UniformRandomVariable>())
+{
+    NS_LOG_FUNCTION(this);
+    if (other.m_cc != nullptr)
+    {
+        emusim_cc_host host = Host();
+        m_cc = emusim_cc_clone(other.m_cc, &host);
+        NS_ABORT_MSG_IF(m_cc == nullptr, "out of memory copying a Linux congestion control");
+    }
+}
+
+TcpLinuxCongestion::~TcpLinuxCongestion()
+{
+    if (m_cc != nullptr)
+    {
+        emusim_cc_free(m_cc);
+    }
+}
+
+emusim_cc_host
+TcpLinuxCongestion::Host()
+{
+    return emusim_cc_host{PeekPointer(m_random), &RandomU32, &SendAck, &Warn};
+}
+
+emusim_cc*
+TcpLinuxCongestion::Connection()
+{
+    if (m_cc == nullptr)
+    {
+        emusim_cc_host host = Host();
+        m_cc = emusim_cc_new(m_algorithm.c_str(), &host);
+        if (m_cc == nullptr)
+        {
+            std::ostringstream names;
+            for (const auto& name : Available())
+            {
+                names << " " << name;
+            }
+            NS_FATAL_ERROR("ns3::TcpLinuxCongestion::Algorithm is '"
+                           << m_algorithm << "': no Linux module registered it; built from "
+                           << emusim_cc_source_version() << ":" << names.str());
+        }
+    }
+    return m_cc;
+}
+
+std::string
+TcpLinuxCongestion::GetName() const
+{
+    return "linux-" + GetAlgorithm();
+}
+
+std::string
+TcpLinuxCongestion::GetAlgorithm() const
+{
+    return m_cc != nullptr ? emusim_cc_name(m_cc) : m_algorithm;
+}
+
+void
+TcpLinuxCongestion::SetFacts(const TcpLinuxFacts* facts)
+{
+    m_facts = facts;
+}
+
+int64_t
+TcpLinuxCongestion::AssignStreams(int64_t stream)
+{
+    m_random->SetStream(stream);
+    return 1;
+}
+
+void
+TcpLinuxCongestion::Load(Ptr<const TcpSocketState> tcb)
+{
+    const uint32_t mss = tcb->m_segmentSize;
+    emusim_tcp_state& s = m_state;
+    s.now_ns = Simulator::Now().GetNanoSeconds();
+    s.snd_una = tcb->m_lastAckedSeq.GetValue();
+    s.snd_nxt = tcb->m_highTxMark.Get().GetValue();
+    s.mss_cache = mss;
+    s.snd_cwnd = std::max<uint32_t>(1, tcb->m_cWnd / mss);
+    const uint32_t ssthresh = tcb->m_ssThresh;
+    s.snd_ssthresh = ssthresh == std::numeric_limits<uint32_t>::max()
+                         ? LINUX_INFINITE_SSTHRESH
+                         : std::max<uint32_t>(1, ssthresh / mss);
+    s.ca_state = tcb->m_congState;
+    s.sk_state = LINUX_TCP_ESTABLISHED;
+    s.rcv_tsval = tcb->m_rcvTimestampValue + m_peerTsOffset;
+    s.rcv_tsecr = tcb->m_rcvTimestampEchoReply;
+    s.ecn_flags = tcb->m_ecnState != TcpSocketState::ECN_DISABLED ? LINUX_ECN_OK : 0;
+    s.pacing_rate = tcb->m_pacingRate.Get().GetBitRate() / 8;
+    s.max_pacing_rate = tcb->m_maxPacingRate.GetBitRate() / 8;
+    s.pacing_shift = LINUX_PACING_SHIFT;
+    if (m_facts != nullptr)
+    {
+        m_facts->FillLinuxState(s);
+    }
+    else
+    {
+        // what TcpSocketState has: windows in bytes, a smoothed RTT, ns-3's cwnd-limited flag
+        s.packets_out = (tcb->m_bytesInFlight + mss - 1) / mss;
+        s.max_packets_out = s.packets_out;
+        s.is_cwnd_limited = tcb->m_isCwndLimited;
+        s.srtt_us = static_cast<uint32_t>(tcb->m_srtt.Get().GetMicroSeconds() * 8);
+        s.min_rtt_us = tcb->m_minRtt == Time::Max()
+                           ? 0
+                           : static_cast<uint32_t>(tcb->m_minRtt.GetMicroSeconds());
+    }
+    m_loadedCwnd = s.snd_cwnd;
+    m_loadedSsthresh = s.snd_ssthresh;
+    m_loadedPacingRate = s.pacing_rate;
+}
+
+void
+TcpLinuxCongestion::Store(Ptr<TcpSocketState> tcb)
+{
+    const uint32_t mss = tcb->m_segmentSize;
+    const emusim_tcp_state& s = m_state;
+    // write back only what the module changed, so that ns-3's sub-segment bytes survive a hook
+    // that left the window alone
+    if (s.snd_cwnd != m_loadedCwnd)
+    {
+        tcb->m_cWnd = static_cast<uint32_t>(
+            std::min<uint64_t>(uint64_t{s.snd_cwnd} * mss, std::numeric_limits<uint32_t>::max()));
+    }
+    if (s.snd_ssthresh != m_loadedSsthresh)
+    {
+        tcb->m_ssThresh =
+            s.snd_ssthresh >= LINUX_INFINITE_SSTHRESH
+                ? std::numeric_limits<uint32_t>::max()
+                : static_cast<uint32_t>(std::min<uint64_t>(uint64_t{s.snd_ssthresh} * mss,
+                                                           std::numeric_limits<uint32_t>::max()));
+    }
+    if (s.pacing_rate != m_loadedPacingRate)
+    {
+        tcb->m_pacingRate = DataRate(s.pacing_rate * 8);
+    }
+}
+
+void
+TcpLinuxCongestion::Init(Ptr<TcpSocketState> tcb)
+{
+    // ns-3 calls this when the socket is created; Linux initialises the algorithm when the
+    // connection is established (StartConnection)
+    NS_LOG_FUNCTION(this << tcb);
+}
+
+void
+TcpLinuxCongestion::StartConnection(Ptr<TcpSocketState> tcb)
+{
+    NS_LOG_FUNCTION(this << tcb);
+    if (m_started)
+    {
+        return;
+    }
+    m_started = true;
+    if (!m_moduleParameters.empty())
+    {
+        SetModuleParameters(m_moduleParameters);
+    }
+    emusim_cc* cc = Connection();
+    // the peer's timestamps carry its own random offset (tcp_timestamps = 1: secure_tcp_ts_off,
+    // net/core/secure_seq.c), which ns-3's do not
+    m_peerTsOffset = RandomU32(PeekPointer(m_random));
+    Load(tcb);
+    // tcp_init_sock: no clamp on cwnd (tcp.c); counters start at zero
+    m_state.snd_cwnd_clamp = std::numeric_limits<uint32_t>::max();
+    m_state.snd_cwnd_cnt = 0;
+    AckScope scope(tcb);
+    emusim_cc_init(cc, &m_state);
+    Store(tcb);
+    NS_LOG_DEBUG("Linux " << GetAlgorithm() << " initialised, cwnd " << m_state.snd_cwnd);
+}
+
+emusim_cc*
+TcpLinuxCongestion::Started(Ptr<const TcpSocketState> tcb)
+{
+    if (!m_started)
+    {
+        StartConnection(ConstCast<TcpSocketState>(tcb));
+    }
+    return Connection();
+}
+
+uint32_t
+TcpLinuxCongestion::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t /* bytesInFlight */)
+{
+    NS_LOG_FUNCTION(this << tcb);
+    emusim_cc* cc = Started(tcb);
+    Load(tcb);
+    // tcp_init_cwnd_reduction and tcp_enter_loss save the window and clear the counter first
+    m_state.prior_cwnd = m_state.snd_cwnd;
+    m_state.snd_cwnd_cnt = 0;
+    const uint32_t ssthresh = emusim_cc_ssthresh(cc, &m_state);
+    // the threshold is the caller's to set (tcb is const here); a module that changed the
+    // window in ssthresh (none of 6.1's does) would be seen at the next hook
+    if (ssthresh >= LINUX_INFINITE_SSTHRESH)
+    {
+        return std::numeric_limits<uint32_t>::max();
+    }
+    return static_cast<uint32_t>(std::min<uint64_t>(uint64_t{ssthresh} * tcb->m_segmentSize,
+                                                     std::numeric_limits<uint32_t>::max()));
+}
+
+void
+TcpLinuxCongestion::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
+{
+    NS_LOG_FUNCTION(this << tcb << segmentsAcked);
+    emusim_cc* cc = Started(tcb);
+    Load(tcb);
+    AckScope scope(tcb);
+    emusim_cc_cong_avoid(cc, &m_state, m_state.snd_una, segmentsAcked);
+    Store(tcb);
+}
+
+void
+TcpLinuxCongestion::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt)
+{
+    NS_LOG_FUNCTION(this << tcb << segmentsAcked << rtt);
+    emusim_cc* cc = Started(tcb);
+    if (!emusim_cc_has(cc, EMUSIM_CC_PKTS_ACKED))
+    {
+        return;
+    }
+    Load(tcb);
+    int32_t rttUs = -1;
+    uint32_t inFlight = tcb->m_bytesInFlight;
+    if (m_facts != nullptr)
+    {
+        m_facts->LastAckSample(rttUs, inFlight);
+    }
+    else if (!tcb->m_lastRtt.Get().IsZero())
+    {
+        rttUs = static_cast<int32_t>(tcb->m_lastRtt.Get().GetMicroSeconds());
+    }
+    AckScope scope(tcb);
+    emusim_cc_pkts_acked(cc, &m_state, segmentsAcked, rttUs, inFlight);
+    Store(tcb);
+}
+
+void
+TcpLinuxCongestion::CongestionStateSet(Ptr<TcpSocketState> tcb,
+                                       const TcpSocketState::TcpCongState_t newState)
+{
+    NS_LOG_FUNCTION(this << tcb << newState);
+    emusim_cc* cc = Started(tcb);
+    Load(tcb);
+    if (newState == TcpSocketState::CA_LOSS)
+    {
+        m_state.snd_cwnd_cnt = 0; // tcp_enter_loss, tcp_input.c:2177
+    }
+    emusim_cc_set_state(cc, &m_state, static_cast<uint8_t>(newState));
+    Store(tcb);
+}
+
+void
+TcpLinuxCongestion::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event)
+{
+    NS_LOG_FUNCTION(this << tcb << event);
+    if (event > LINUX_LAST_CA_EVENT)
+    {
+        return; // CA_EVENT_DELAYED_ACK and NON_DELAYED_ACK are ns-3's own
+    }
+    emusim_cc* cc = Started(tcb);
+    Load(tcb);
+    AckScope scope(tcb);
+    emusim_cc_cwnd_event(cc, &m_state, static_cast<int>(event));
+    Store(tcb);
+}
+
+uint32_t
+TcpLinuxCongestion::UndoCwnd(Ptr<TcpSocketState> tcb)
+{
+    emusim_cc* cc = Started(tcb);
+    Load(tcb);
+    const uint32_t cwnd = emusim_cc_undo_cwnd(cc, &m_state);
+    return static_cast<uint32_t>(std::min<uint64_t>(uint64_t{cwnd} * tcb->m_segmentSize,
+                                                    std::numeric_limits<uint32_t>::max()));
+}
+
+Ptr<TcpCongestionOps>
+TcpLinuxCongestion::Fork()
+{
+    return CopyObject<TcpLinuxCongestion>(this);
+}
+
+std::vector<std::string>
+TcpLinuxCongestion::Available()
+{
+    std::string buffer(emusim_cc_available(nullptr, 0), '\0');
+    emusim_cc_available(buffer.data(), buffer.size());
+    buffer.resize(buffer.size() - 1);
+    std::vector<std::string> names;
+    std::istringstream words(buffer);
+    for (std::string name; words >> name;)
+    {
+        names.push_back(name);
+    }
+    return names;
+}
+
+bool
+TcpLinuxCongestion::NeedsEcn(const std::string& algorithm)
+{
+    const int flags = emusim_cc_flags(algorithm.c_str());
+    NS_ABORT_MSG_IF(flags < 0, "no Linux congestion control '" << algorithm << "'");
+    return (flags & 2) != 0; // TCP_CONG_NEEDS_ECN
+}
+
+void
+TcpLinuxCongestion::SetModuleParameters(const std::string& assignments)
+{
+    std::istringstream items(assignments);
+    for (std::string item; std::getline(items, item, ';');)
+    {
+        if (item.empty())
+        {
+            continue;
+        }
+        const auto dot = item.find('.');
+        const auto eq = item.find('=');
+        NS_ABORT_MSG_IF(dot == std::string::npos || eq == std::string::npos || dot > eq,
+                        "ns3::TcpLinuxCongestion::ModuleParameters: '"
+                            << item << "' is not module.parameter=value");
+        const std::string module = item.substr(0, dot);
+        const std::string name = item.substr(dot + 1, eq - dot - 1);
+        const std::string value = item.substr(eq + 1);
+        char error[256];
+        NS_ABORT_MSG_IF(
+            emusim_cc_set_param(module.c_str(), name.c_str(), value.c_str(), error, sizeof error) !=
+                0,
+            "ns3::TcpLinuxCongestion::ModuleParameters: '" << item << "': " << error);
+    }
+}
+
+std::string
+TcpLinuxCongestion::GetModuleParameter(const std::string& module, const std::string& parameter)
+{
+    char value[64];
+    NS_ABORT_MSG_IF(
+        emusim_cc_get_param(module.c_str(), parameter.c_str(), value, sizeof value) != 0,
+        "module " << module << " has no parameter " << parameter);
+    return value;
+}
+
+} // namespace ns3

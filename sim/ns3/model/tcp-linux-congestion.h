@@ -1,0 +1,206 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Linux 6.1's own congestion-control modules as an ns-3 TcpCongestionOps: the module's C code
+ * (net/ipv4/tcp_*.c of Debian's linux-source-6.1, compiled against sim/ns3/linux/shim when the
+ * ns-3 part is built) runs behind this class, so that a variant runs the same algorithm in ns-3
+ * as in the emulated kernel. docs/linux-cc.md.
+ */
+
+#ifndef EMUSIM_TCP_LINUX_CONGESTION_H
+#define EMUSIM_TCP_LINUX_CONGESTION_H
+
+#include "../linux/linux-cc.h"
+
+#include "ns3/random-variable-stream.h"
+#include "ns3/tcp-congestion-ops.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * @brief What a socket knows of its connection that the kernel keeps in tcp_sock and ns-3's
+ * TcpSocketState does not (packets out, SACKed, lost, delivered; µs RTT samples). A socket that
+ * models Linux's (TcpLinuxSocket) provides it; with ns-3's TcpSocketBase the bridge derives
+ * what it can from TcpSocketState (docs/linux-cc.md, "State").
+ */
+class TcpLinuxFacts
+{
+  public:
+    virtual ~TcpLinuxFacts() = default;
+
+    /**
+     * @brief Fill in the kernel's view of the connection: packets_out, sacked_out, lost_out,
+     * retrans_out, max_packets_out, is_cwnd_limited, delivered, lost, delivered_mstamp,
+     * srtt_us, min_rtt_us, lsndtime, app_limited.
+     * @param state the state the module will see
+     */
+    virtual void FillLinuxState(emusim_tcp_state& state) const = 0;
+
+    /**
+     * @brief The ACK being processed, as tcp_clean_rtx_queue hands it to pkts_acked
+     * (net/ipv4/tcp_input.c:3487-3494).
+     * @param rttUs RTT of the last packet this ACK (S)ACKed that was never retransmitted, µs,
+     * or -1
+     * @param inFlightBytes mss x (delivered - delivered when that packet was sent)
+     */
+    virtual void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const = 0;
+};
+
+/**
+ * @ingroup congestionOps
+ *
+ * @brief A Linux 6.1 congestion-control module (Algorithm: "cubic", "westwood", ...) run by
+ * ns-3's TCP.
+ *
+ * Each ns-3 call is the kernel's hook at the same point of the connection:
+ *
+ * - StartConnection: `init` when the connection is established (tcp_init_transfer ->
+ *   tcp_init_congestion_control, tcp_cong.c:211-224), its private area cleared first. ns-3 calls
+ *   Init when the socket is created, before the handshake has measured the RTT or negotiated
+ *   ECN, which `init` reads (hybla's rho, dctcp's ECN check): TcpLinuxSocket calls
+ *   StartConnection before its first data segment, and any other hook does if it has not run.
+ * - GetSsThresh: `ssthresh` where the kernel reduces the window (tcp_init_cwnd_reduction,
+ *   tcp_input.c:2669-2679; tcp_enter_loss, :2156-2177), after saving cwnd as prior_cwnd and
+ *   clearing snd_cwnd_cnt as those functions do.
+ * - IncreaseWindow: `cong_avoid(sk, snd_una, acked)` (tcp_cong_avoid, tcp_input.c).
+ * - PktsAcked: `pkts_acked` with the ACK's sample (tcp_clean_rtx_queue, :3487-3494).
+ * - CongestionStateSet: `set_state` before the state changes (tcp_set_ca_state).
+ * - CwndEvent: `cwnd_event`; ns-3's DELAYED_ACK and NON_DELAYED_ACK events do not exist in
+ *   Linux 6.1 and are not passed on.
+ *
+ * Windows are segments in Linux and bytes in ns-3: the module sees cwnd = max(1, cWnd / MSS)
+ * and ssthresh = ssThresh / MSS (an ns-3 threshold of 2^32-1 bytes is Linux's infinite
+ * 0x7fffffff), and a window the module changes is written back as segments x MSS. The clock the
+ * module reads (jiffies at 250 Hz, tcp_mstamp in µs) is the simulator's. Random numbers come
+ * from this object's stream. Module parameters are kernel-wide, as in Linux: ModuleParameters
+ * sets them (as /sys/module/M/parameters/P would) when a connection starts.
+ */
+class TcpLinuxCongestion : public TcpCongestionOps
+{
+  public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    TcpLinuxCongestion();
+
+    /**
+     * @brief Copy constructor (Fork): the same algorithm with a copy of its private state.
+     * @param other the object to copy
+     */
+    TcpLinuxCongestion(const TcpLinuxCongestion& other);
+
+    ~TcpLinuxCongestion() override;
+
+    /**
+     * @brief "linux-NAME", NAME the algorithm the connection runs now (a module may replace
+     * itself: dctcp becomes dctcp-reno without ECN).
+     * @return the name
+     */
+    std::string GetName() const override;
+
+    /**
+     * @brief The algorithm the connection runs now, as TCP_CONGESTION reads it in Linux.
+     * @return the name
+     */
+    std::string GetAlgorithm() const;
+
+    void Init(Ptr<TcpSocketState> tcb) override;
+
+    /**
+     * @brief Run the module's `init` for an established connection (once).
+     * @param tcb the connection
+     */
+    void StartConnection(Ptr<TcpSocketState> tcb);
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
+    void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override;
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override;
+    Ptr<TcpCongestionOps> Fork() override;
+
+    /**
+     * @brief The module's `undo_cwnd`: the window to restore after a spurious reduction.
+     * @param tcb the connection
+     * @return the window in bytes
+     */
+    uint32_t UndoCwnd(Ptr<TcpSocketState> tcb);
+
+    /**
+     * @brief Take the kernel's facts from a socket that keeps them (see TcpLinuxFacts).
+     * @param facts the socket, or nullptr
+     */
+    void SetFacts(const TcpLinuxFacts* facts);
+
+    /**
+     * @brief The algorithms the modules registered, in registration order ("reno" first).
+     * @return their names
+     */
+    static std::vector<std::string> Available();
+
+    /**
+     * @brief Whether an algorithm needs ECN (TCP_CONG_NEEDS_ECN: Linux asks for ECN in the
+     * SYN whatever tcp_ecn says, tcp_ecn_send_syn).
+     * @param algorithm its name
+     * @return true if it does
+     */
+    static bool NeedsEcn(const std::string& algorithm);
+
+    /**
+     * @brief Set module parameters, "module.parameter=value" separated by ';' (as writing
+     * /sys/module/MODULE/parameters/PARAMETER): aborts naming the item on an unknown or
+     * read-only parameter or a refused value.
+     * @param assignments the parameters
+     */
+    static void SetModuleParameters(const std::string& assignments);
+
+    /**
+     * @brief A module parameter's value as sysfs prints it.
+     * @param module e.g. "tcp_cubic"
+     * @param parameter e.g. "beta"
+     * @return its value; aborts if there is none
+     */
+    static std::string GetModuleParameter(const std::string& module, const std::string& parameter);
+
+    /**
+     * @brief Assign a fixed random stream number (ns-3's AssignStreams convention).
+     * @param stream first stream index to use
+     * @return the number of streams used (1)
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    /// The module's connection, created on first use (Algorithm is set by then).
+    emusim_cc* Connection();
+    /// The module's connection, its `init` run first if it has not.
+    emusim_cc* Started(Ptr<const TcpSocketState> tcb);
+    /// Fill m_state from the connection as ns-3 and the socket know it.
+    void Load(Ptr<const TcpSocketState> tcb);
+    /// Write back to tcb what the module changed (window, threshold, pacing).
+    void Store(Ptr<TcpSocketState> tcb);
+    /// The host callbacks the C side calls.
+    emusim_cc_host Host();
+
+    std::string m_algorithm;            //!< the algorithm asked for (attribute)
+    std::string m_moduleParameters;     //!< module parameters applied at Init (attribute)
+    emusim_cc* m_cc{nullptr};           //!< the module's socket and private area
+    emusim_tcp_state m_state{};         //!< the connection as the module last saw it
+    const TcpLinuxFacts* m_facts{nullptr}; //!< the socket's facts, if it keeps them
+    Ptr<UniformRandomVariable> m_random;   //!< get_random_u32's source
+    bool m_started{false};              //!< whether the module's init ran
+    uint32_t m_peerTsOffset{0};         //!< the peer's random timestamp offset
+    uint32_t m_loadedCwnd{0};           //!< snd_cwnd given to the module by the last Load
+    uint32_t m_loadedSsthresh{0};       //!< snd_ssthresh given to the module by the last Load
+    uint64_t m_loadedPacingRate{0};     //!< sk_pacing_rate given by the last Load
+};
+
+} // namespace ns3
+
+#endif /* EMUSIM_TCP_LINUX_CONGESTION_H */

@@ -1,0 +1,608 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * TcpSocketBase with Linux 6.1's RTT measurement, RTO and congestion-control facts;
+ * tcp-linux-socket.h states each rule with its source.
+ */
+
+#include "tcp-linux-socket.h"
+
+#include "ns3/boolean.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-option-sack.h"
+#include "ns3/tcp-option-ts.h"
+#include "ns3/tcp-rx-buffer.h"
+#include "ns3/tcp-tx-buffer.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TcpLinuxSocket");
+NS_OBJECT_ENSURE_REGISTERED(TcpLinuxRttEstimator);
+NS_OBJECT_ENSURE_REGISTERED(TcpLinuxSocket);
+
+namespace
+{
+
+/// sysctl_tcp_min_rtt_wlen, seconds (net/ipv4/tcp_ipv4.c: 300)
+constexpr uint32_t MIN_RTT_WINDOW_S = 300;
+/// TCP_MAX_QUICKACKS, include/net/tcp.h
+constexpr uint32_t MAX_QUICKACKS = 16;
+/// TCP_DEFAULT_INIT_RCVWND, include/net/tcp.h: the initial receive window in segments
+constexpr uint32_t INIT_RCVWND_SEGMENTS = 10;
+
+/// Sequence order with wrap (include/net/tcp.h: before)
+bool
+Before(uint32_t seq1, uint32_t seq2)
+{
+    return static_cast<int32_t>(seq1 - seq2) < 0;
+}
+
+} // namespace
+
+// ---- TcpLinuxRttEstimator ----
+
+TypeId
+TcpLinuxRttEstimator::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TcpLinuxRttEstimator")
+                            .SetParent<RttEstimator>()
+                            .SetGroupName("Internet")
+                            .AddConstructor<TcpLinuxRttEstimator>();
+    return tid;
+}
+
+TcpLinuxRttEstimator::TcpLinuxRttEstimator()
+    : RttEstimator()
+{
+}
+
+TcpLinuxRttEstimator::TcpLinuxRttEstimator(const TcpLinuxRttEstimator& other) = default;
+
+Ptr<RttEstimator>
+TcpLinuxRttEstimator::Copy() const
+{
+    return CopyObject<TcpLinuxRttEstimator>(this);
+}
+
+void
+TcpLinuxRttEstimator::Reset()
+{
+    RttEstimator::Reset();
+    m_srttUs = m_mdevUs = m_mdevMaxUs = m_rttvarUs = m_rttSeq = 0;
+}
+
+void
+TcpLinuxRttEstimator::Measurement(Time t)
+{
+    // without sequence numbers the window test below never renews mdev_max
+    Sample(t.GetMicroSeconds(), m_rttSeq, m_rttSeq);
+}
+
+void
+TcpLinuxRttEstimator::Sample(int64_t rttUs, uint32_t sndUna, uint32_t sndNxt)
+{
+    // tcp_rtt_estimator, tcp_input.c:848-905: srtt and mdev scaled by 8 and 4
+    int64_t m = rttUs;
+    uint32_t srtt = m_srttUs;
+    if (srtt != 0)
+    {
+        m -= (srtt >> 3); // the error of the estimate
+        srtt += m;        // srtt = 7/8 srtt + 1/8 sample
+        if (m < 0)
+        {
+            m = -m;
+            m -= (m_mdevUs >> 2);
+            if (m > 0)
+            {
+                m >>= 3; // a smaller gain when the RTT falls (:877-886)
+            }
+        }
+        else
+        {
+            m -= (m_mdevUs >> 2);
+        }
+        m_mdevUs += m; // mdev = 3/4 mdev + 1/4 |error|
+        if (m_mdevUs > m_mdevMaxUs)
+        {
+            m_mdevMaxUs = m_mdevUs;
+            m_rttvarUs = std::max(m_rttvarUs, m_mdevMaxUs);
+        }
+        if (Before(m_rttSeq, sndUna))
+        {
+            // once per window: rttvar decays toward the window's largest mdev (:891-898)
+            if (m_mdevMaxUs < m_rttvarUs)
+            {
+                m_rttvarUs -= (m_rttvarUs - m_mdevMaxUs) >> 2;
+            }
+            m_rttSeq = sndNxt;
+            m_mdevMaxUs = RTO_MIN_US;
+        }
+    }
+    else
+    {
+        // the first sample (:899-904)
+        srtt = static_cast<uint32_t>(m << 3);
+        m_mdevUs = static_cast<uint32_t>(m << 1); // half the sample
+        m_rttvarUs = std::max(m_mdevUs, RTO_MIN_US);
+        m_mdevMaxUs = m_rttvarUs;
+        m_rttSeq = sndNxt;
+    }
+    m_srttUs = std::max(1U, srtt);
+    Publish();
+}
+
+uint32_t
+TcpLinuxRttEstimator::GetSrttUsX8() const
+{
+    return m_srttUs;
+}
+
+uint64_t
+TcpLinuxRttEstimator::GetRtoUs() const
+{
+    // __tcp_set_rto, include/net/tcp.h:725-728: srtt + rttvar, rounded up to whole jiffies
+    const uint64_t us = (m_srttUs >> 3) + uint64_t{m_rttvarUs};
+    return (us + JIFFY_US - 1) / JIFFY_US * JIFFY_US;
+}
+
+void
+TcpLinuxRttEstimator::Publish()
+{
+    const uint64_t srttUs = m_srttUs >> 3;
+    m_estimatedRtt = MicroSeconds(srttUs);
+    // ns-3's RTO is estimate + 4 x variation (class comment): (RTO - srtt) is whole µs, so
+    // a quarter of it in ns is exact
+    m_estimatedVariation = NanoSeconds((GetRtoUs() - srttUs) * 1000 / 4);
+    m_nSamples++;
+}
+
+// ---- TcpLinuxSocket ----
+
+TypeId
+TcpLinuxSocket::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::TcpLinuxSocket")
+                            .SetParent<TcpSocketBase>()
+                            .SetGroupName("Internet")
+                            .AddConstructor<TcpLinuxSocket>()
+            .AddAttribute("PeerPushesEverySegment",
+                          "The peer marks every data segment PSH, as Linux does for a "
+                          "sender that writes one segment per call (tcp_push): a receiver "
+                          "then acknowledges each such segment once the application has read "
+                          "it (__tcp_cleanup_rbuf)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TcpLinuxSocket::m_peerPushes),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+TypeId
+TcpLinuxSocket::GetInstanceTypeId() const
+{
+    return TcpLinuxSocket::GetTypeId();
+}
+
+TcpLinuxSocket::TcpLinuxSocket()
+    : TcpSocketBase(),
+      m_linuxRtt(CreateObject<TcpLinuxRttEstimator>())
+{
+    emusim_rtt_min_reset(&m_rttMin, Simulator::Now().GetNanoSeconds());
+    TcpSocketBase::SetRtt(m_linuxRtt);
+}
+
+TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
+    : TcpSocketBase(sock),
+      m_segments(sock.m_segments),
+      m_sackedOut(sock.m_sackedOut),
+      m_linuxRtt(DynamicCast<TcpLinuxRttEstimator>(sock.m_linuxRtt->Copy())),
+      m_synSent(sock.m_synSent),
+      m_synSentUs(sock.m_synSentUs),
+      m_synRetransmitted(sock.m_synRetransmitted),
+      m_delivered(sock.m_delivered),
+      m_deliveredMstampUs(sock.m_deliveredMstampUs),
+      m_maxPacketsOut(sock.m_maxPacketsOut),
+      m_isCwndLimited(sock.m_isCwndLimited),
+      m_cwndUsageSeq(sock.m_cwndUsageSeq),
+      m_lsndtimeJiffies(sock.m_lsndtimeJiffies),
+      m_minRttUs(sock.m_minRttUs),
+      m_rttMin(sock.m_rttMin)
+{
+    TcpSocketBase::SetRtt(m_linuxRtt);
+}
+
+TcpLinuxSocket::~TcpLinuxSocket()
+{
+    auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
+    if (cc)
+    {
+        cc->SetFacts(nullptr);
+    }
+}
+
+void
+TcpLinuxSocket::SetRtt(Ptr<RttEstimator> /* rtt */)
+{
+    // the estimator is Linux's, whatever TcpL4Protocol's RttEstimatorType says
+    TcpSocketBase::SetRtt(m_linuxRtt);
+}
+
+Ptr<TcpSocketBase>
+TcpLinuxSocket::Fork()
+{
+    return CopyObject<TcpLinuxSocket>(this);
+}
+
+void
+TcpLinuxSocket::AttachFacts()
+{
+    auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
+    if (cc)
+    {
+        cc->SetFacts(this);
+    }
+}
+
+uint64_t
+TcpLinuxSocket::NowUs()
+{
+    return static_cast<uint64_t>(Simulator::Now().GetMicroSeconds());
+}
+
+uint32_t
+TcpLinuxSocket::GetDelivered() const
+{
+    return m_delivered;
+}
+
+uint32_t
+TcpLinuxSocket::GetSrttUsX8() const
+{
+    return m_linuxRtt->GetSrttUsX8();
+}
+
+uint32_t
+TcpLinuxSocket::PacketsInFlight() const
+{
+    // tcp_packets_in_flight, include/net/tcp.h:1227-1249
+    const uint32_t mss = m_tcb->m_segmentSize;
+    const uint32_t out = static_cast<uint32_t>(m_segments.size());
+    const uint32_t leftOut = m_sackedOut + m_txBuffer->GetLost() / mss;
+    return (out > leftOut ? out - leftOut : 0) + m_txBuffer->GetRetransmitsCount();
+}
+
+void
+TcpLinuxSocket::ValidateCwnd()
+{
+    // tcp_cwnd_validate, tcp_output.c:1878-1897, with is_cwnd_limited as tcp_write_xmit
+    // computes it after sending (:2743)
+    const uint32_t cwnd = std::max<uint32_t>(1, m_tcb->m_cWnd / m_tcb->m_segmentSize);
+    const bool limited = PacketsInFlight() >= cwnd;
+    const uint32_t packetsOut = static_cast<uint32_t>(m_segments.size());
+    const uint32_t sndUna = m_txBuffer->HeadSequence().GetValue();
+    if (!Before(sndUna, m_cwndUsageSeq) || limited ||
+        (!m_isCwndLimited && packetsOut > m_maxPacketsOut))
+    {
+        m_isCwndLimited = limited;
+        m_maxPacketsOut = packetsOut;
+        m_cwndUsageSeq = m_tcb->m_highTxMark.Get().GetValue();
+    }
+}
+
+uint32_t
+TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
+{
+    AttachFacts();
+    // the connection is established: Linux has initialised its congestion control
+    // (tcp_init_transfer) before the first data segment
+    auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
+    if (cc)
+    {
+        cc->StartConnection(m_tcb);
+    }
+    const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+    if (sent == 0)
+    {
+        return sent;
+    }
+    const uint32_t start = seq.GetValue();
+    auto it = m_segments.find(start);
+    if (it == m_segments.end())
+    {
+        m_segments.emplace(start, Segment{start + sent, NowUs(), m_delivered});
+    }
+    else
+    {
+        // a retransmission: its time and delivered count are renewed (tcp_rate_skb_sent)
+        it->second.retransmitted = true;
+        it->second.sentUs = NowUs();
+        it->second.deliveredAtSend = m_delivered;
+    }
+    // tcp_event_data_sent: lsndtime in jiffies (tcp_output.c)
+    m_lsndtimeJiffies = emusim_jiffies32(Simulator::Now().GetNanoSeconds());
+    ValidateCwnd();
+    return sent;
+}
+
+void
+TcpLinuxSocket::SendEmptyPacket(uint8_t flags)
+{
+    AttachFacts();
+    if (flags & TcpHeader::SYN)
+    {
+        // the SYN, or the listener's SYN-ACK: its round trip is the first RTT sample
+        m_synRetransmitted = m_synSent;
+        m_synSent = true;
+        m_synSentUs = NowUs();
+    }
+    else if ((flags & TcpHeader::ACK) && m_quickAcks > 0)
+    {
+        --m_quickAcks; // tcp_event_ack_sent -> tcp_dec_quickack_mode
+    }
+    TcpSocketBase::SendEmptyPacket(flags);
+}
+
+void
+TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
+{
+    AttachFacts();
+    const uint64_t now = NowUs();
+    const uint32_t ack = tcpHeader.GetAckNumber().GetValue();
+    const uint32_t priorDelivered = m_delivered;
+    int64_t seqRtt = -1;
+    int64_t caRtt = -1;
+    bool acked = false;           // FLAG_ACKED: something cumulatively acknowledged
+    bool retransAcked = false;    // FLAG_RETRANS_DATA_ACKED
+    bool haveAckt = false;        // a newly acked segment was never retransmitted
+    uint64_t firstAckt = 0;       // send time of the lowest newly acked, never retransmitted
+    uint64_t lastAckt = 0;        // ... and of the highest
+    bool haveSackt = false;       // likewise for newly SACKed segments
+    uint64_t firstSackt = 0;
+    uint64_t lastSackt = 0;
+    uint64_t latestSentUs = 0;    // the most recently sent segment delivered now
+    uint32_t priorOfLatest = 0;   // its tx.delivered (tcp_rate_skb_delivered)
+    bool anyDelivered = false;
+
+    auto delivered = [&](const Segment& seg) {
+        ++m_delivered; // tcp_count_delivered
+        if (!anyDelivered || seg.sentUs >= latestSentUs)
+        {
+            latestSentUs = seg.sentUs;
+            priorOfLatest = seg.deliveredAtSend;
+        }
+        anyDelivered = true;
+    };
+
+    // the handshake: the SYN's round trip, unless it was retransmitted (Karn)
+    if (((m_state == SYN_SENT && (tcpHeader.GetFlags() & TcpHeader::SYN)) ||
+         m_state == SYN_RCVD) &&
+        m_synSent && !m_synRetransmitted)
+    {
+        haveAckt = true;
+        firstAckt = lastAckt = m_synSentUs;
+        acked = true;
+    }
+
+    // cumulatively acknowledged segments (tcp_clean_rtx_queue, tcp_input.c:3336-3396)
+    for (auto it = m_segments.begin(); it != m_segments.end() && !Before(ack, it->second.end);)
+    {
+        const Segment& seg = it->second;
+        if (seg.retransmitted)
+        {
+            retransAcked = true;
+        }
+        else if (!seg.sacked)
+        {
+            firstAckt = haveAckt ? firstAckt : seg.sentUs;
+            lastAckt = seg.sentUs;
+            haveAckt = true;
+        }
+        if (seg.sacked)
+        {
+            --m_sackedOut;
+        }
+        else
+        {
+            delivered(seg);
+        }
+        acked = true;
+        it = m_segments.erase(it);
+    }
+
+    // newly SACKed segments, blocks in sequence order (tcp_sacktag_write_queue, tcp_sacktag_one)
+    if (tcpHeader.HasOption(TcpOption::SACK))
+    {
+        auto sack = DynamicCast<const TcpOptionSack>(tcpHeader.GetOption(TcpOption::SACK));
+        std::vector<std::pair<uint32_t, uint32_t>> blocks;
+        for (const auto& [left, right] : sack->GetSackList())
+        {
+            blocks.emplace_back(left.GetValue(), right.GetValue());
+        }
+        std::sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) {
+            return Before(a.first, b.first);
+        });
+        for (const auto& [left, right] : blocks)
+        {
+            for (auto it = m_segments.lower_bound(left);
+                 it != m_segments.end() && !Before(right, it->second.end);
+                 ++it)
+            {
+                Segment& seg = it->second;
+                if (seg.sacked)
+                {
+                    continue;
+                }
+                seg.sacked = true;
+                ++m_sackedOut;
+                if (!seg.retransmitted)
+                {
+                    firstSackt = haveSackt ? firstSackt : seg.sentUs;
+                    lastSackt = seg.sentUs;
+                    haveSackt = true;
+                }
+                delivered(seg);
+            }
+        }
+    }
+
+    if (haveAckt && !retransAcked)
+    {
+        seqRtt = static_cast<int64_t>(now - firstAckt);
+        caRtt = static_cast<int64_t>(now - lastAckt);
+    }
+    int64_t sackRtt = -1;
+    if (haveSackt)
+    {
+        sackRtt = static_cast<int64_t>(now - firstSackt);
+        caRtt = static_cast<int64_t>(now - lastSackt);
+    }
+
+    // tcp_ack_update_rtt, tcp_input.c:3165-3210
+    if (seqRtt < 0)
+    {
+        seqRtt = sackRtt;
+    }
+    if (seqRtt < 0 && acked && m_timestampEnabled && tcpHeader.HasOption(TcpOption::TS) &&
+        m_tcb->m_rcvTimestampEchoReply != 0)
+    {
+        // the timestamp echo, in whole milliseconds (TCP_TS_HZ), at least one
+        const int64_t ms = TcpOptionTS::ElapsedTimeFromTsValue(m_tcb->m_rcvTimestampEchoReply)
+                               .GetMilliSeconds();
+        seqRtt = caRtt = std::max<int64_t>(ms, 1) * 1000;
+    }
+    m_ackRttUs = caRtt >= 0 ? static_cast<int32_t>(caRtt) : -1;
+    if (m_delivered != priorDelivered)
+    {
+        m_deliveredMstampUs = now; // tcp_rate_gen
+    }
+    m_ackInFlightBytes = m_tcb->m_segmentSize * (m_delivered - (anyDelivered ? priorOfLatest : 0));
+
+    if (seqRtt < 0)
+    {
+        return;
+    }
+    m_minRttUs = emusim_rtt_min_update(&m_rttMin,
+                                       Simulator::Now().GetNanoSeconds(),
+                                       MIN_RTT_WINDOW_S,
+                                       static_cast<uint32_t>(caRtt));
+    // snd_una is the ACK's by now in tcp_ack; snd_nxt the highest sequence sent
+    const uint32_t sndUna = Before(m_txBuffer->HeadSequence().GetValue(), ack)
+                                ? ack
+                                : m_txBuffer->HeadSequence().GetValue();
+    m_linuxRtt->Sample(seqRtt, sndUna, m_tcb->m_highTxMark.Get().GetValue());
+    m_tcb->m_srtt = m_linuxRtt->GetEstimate();
+    m_tcb->m_minRtt = MicroSeconds(m_minRttUs);
+    if (caRtt >= 0)
+    {
+        m_tcb->m_lastRtt = MicroSeconds(caRtt);
+    }
+    // the RTO from the new estimate (tcp_set_rto); TcpSocketBase recomputes the same value
+    // when the ACK acknowledges new data (NewAck)
+    m_rto = Max(m_rtt->GetEstimate() + Max(m_clockGranularity, m_rtt->GetVariation() * 4),
+                m_minRto);
+}
+
+void
+TcpLinuxSocket::IncreaseQuickAcks(uint32_t receiveWindowBytes)
+{
+    // tcp_incr_quickack, tcp_input.c:291-301
+    uint32_t quickAcks = receiveWindowBytes / (2 * m_rcvMss);
+    quickAcks = std::min(quickAcks == 0 ? 2 : quickAcks, MAX_QUICKACKS);
+    m_quickAcks = std::max(m_quickAcks, quickAcks);
+}
+
+void
+TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
+{
+    const uint32_t length = packet->GetSize();
+    const bool inOrder =
+        length > 0 && tcpHeader.GetSequenceNumber() == m_tcb->m_rxBuffer->NextRxSequence();
+    bool pushed = false;
+    if (inOrder)
+    {
+        // tcp_measure_rcv_mss: a segment at least as long as rcv_mss sets it; with PSH it
+        // marks the ACK pushed
+        if (length >= m_rcvMss)
+        {
+            m_rcvMss = std::min(length, m_tcb->m_segmentSize);
+            pushed = m_peerPushes;
+        }
+        // tcp_event_data_recv: quick ACKs for the first data and after a long gap
+        const uint32_t now = emusim_jiffies32(Simulator::Now().GetNanoSeconds());
+        if (!m_delackStarted)
+        {
+            IncreaseQuickAcks(
+                std::min(m_tcb->m_rxBuffer->MaxBufferSize(),
+                         INIT_RCVWND_SEGMENTS * m_tcb->m_segmentSize));
+            m_delackStarted = true;
+        }
+        else
+        {
+            const uint64_t rtoJiffies =
+                (m_rto.Get().GetMicroSeconds() + TcpLinuxRttEstimator::JIFFY_US - 1) /
+                TcpLinuxRttEstimator::JIFFY_US;
+            if (static_cast<int32_t>(now - m_lrcvtimeJiffies) > static_cast<int64_t>(rtoJiffies))
+            {
+                IncreaseQuickAcks(m_tcb->m_rxBuffer->MaxBufferSize() -
+                                  m_tcb->m_rxBuffer->Size());
+            }
+        }
+        m_lrcvtimeJiffies = now;
+    }
+    // in quick-ACK mode every segment is acknowledged at once (tcp_in_quickack_mode)
+    const uint32_t delAckMaxCount = m_delAckMaxCount;
+    if (m_quickAcks > 0)
+    {
+        m_delAckMaxCount = 1;
+    }
+    TcpSocketBase::ReceivedData(packet, tcpHeader);
+    m_delAckMaxCount = delAckMaxCount;
+    // __tcp_cleanup_rbuf: the application has read everything (ns-3's read as the data
+    // arrived); a pushed ACK still pending goes out now
+    if (pushed && m_delAckCount > 0 && m_tcb->m_rxBuffer->Available() == 0)
+    {
+        m_delAckEvent.Cancel();
+        m_delAckCount = 0;
+        SendEmptyPacket(TcpHeader::ACK);
+    }
+}
+
+void
+TcpLinuxSocket::UpdateRttHistory(const SequenceNumber32& /* seq */,
+                                 uint32_t /* sz */,
+                                 bool /* isRetransmission */)
+{
+}
+
+void
+TcpLinuxSocket::FillLinuxState(emusim_tcp_state& state) const
+{
+    const uint32_t mss = m_tcb->m_segmentSize;
+    state.packets_out = static_cast<uint32_t>(m_segments.size());
+    state.sacked_out = m_sackedOut;
+    state.lost_out = m_txBuffer->GetLost() / mss;
+    state.retrans_out = m_txBuffer->GetRetransmitsCount();
+    state.max_packets_out = m_maxPacketsOut;
+    state.is_cwnd_limited = m_isCwndLimited;
+    state.delivered = m_delivered;
+    state.delivered_mstamp = m_deliveredMstampUs;
+    state.srtt_us = m_linuxRtt->GetSrttUsX8();
+    state.min_rtt_us = m_minRttUs;
+    state.lsndtime = m_lsndtimeJiffies;
+    state.app_limited = 0;
+    state.saw_tstamp = m_timestampEnabled ? 1 : 0;
+}
+
+void
+TcpLinuxSocket::LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const
+{
+    rttUs = m_ackRttUs;
+    inFlightBytes = m_ackInFlightBytes;
+}
+
+} // namespace ns3

@@ -1,0 +1,220 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * A TcpSocketBase that keeps what Linux 6.1's tcp_sock keeps for congestion control and
+ * measures round trips and the retransmission timeout as Linux 6.1 does; written here from
+ * Debian's linux-source-6.1 (6.1.192), file:line at each rule. docs/linux-cc.md.
+ */
+
+#ifndef EMUSIM_TCP_LINUX_SOCKET_H
+#define EMUSIM_TCP_LINUX_SOCKET_H
+
+#include "tcp-linux-congestion.h"
+
+#include "ns3/rtt-estimator.h"
+#include "ns3/tcp-socket-base.h"
+
+#include <map>
+
+namespace ns3
+{
+
+/**
+ * @ingroup tcp
+ *
+ * @brief Linux 6.1's round-trip estimator (tcp_rtt_estimator, tcp_set_rto): srtt and mdev
+ * in µs, rttvar never below rto_min, the RTO rounded up to 250 Hz jiffies.
+ *
+ * ns-3's TcpSocketBase computes its RTO as estimate + max(granularity, 4 x variation), floored
+ * at MinRto, whenever an ACK acknowledges new data (NewAck). This estimator reports
+ * estimate = srtt and variation = (RTO - srtt) / 4, RTO = jiffies(srtt + rttvar) in µs, so
+ * that ns-3's formula gives Linux's RTO exactly (rttvar >= rto_min > granularity).
+ */
+class TcpLinuxRttEstimator : public RttEstimator
+{
+  public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    TcpLinuxRttEstimator();
+
+    /**
+     * @brief Copy constructor.
+     * @param other the estimator to copy
+     */
+    TcpLinuxRttEstimator(const TcpLinuxRttEstimator& other);
+
+    /**
+     * @brief An RTT sample with the connection's sequence numbers (tcp_rtt_estimator,
+     * tcp_input.c:848-905; tcp_set_rto, :912-941).
+     * @param rttUs the sample, µs
+     * @param sndUna first unacknowledged sequence number
+     * @param sndNxt next sequence number to send
+     */
+    void Sample(int64_t rttUs, uint32_t sndUna, uint32_t sndNxt);
+
+    /**
+     * @brief A sample without sequence numbers (mdev_max is then not renewed).
+     * @param t the sample
+     */
+    void Measurement(Time t) override;
+
+    Ptr<RttEstimator> Copy() const override;
+    void Reset() override;
+
+    /// @return smoothed RTT times 8, µs (tcp_sock's srtt_us)
+    uint32_t GetSrttUsX8() const;
+    /// @return the RTO without backoff, µs (jiffies)
+    uint64_t GetRtoUs() const;
+
+    /// The floor of rttvar, µs: rto_min, TCP_RTO_MIN = HZ/5 (include/net/tcp.h:144)
+    static constexpr uint32_t RTO_MIN_US = 200000;
+    /// Jiffy length at Debian's CONFIG_HZ=250, µs
+    static constexpr uint32_t JIFFY_US = 4000;
+
+  private:
+    /// Expose srtt and the RTO through ns-3's estimate and variation (class comment).
+    void Publish();
+
+    uint32_t m_srttUs{0};    //!< smoothed RTT x 8, µs
+    uint32_t m_mdevUs{0};    //!< mean deviation x 4, µs
+    uint32_t m_mdevMaxUs{0}; //!< the largest mdev of the current window, µs
+    uint32_t m_rttvarUs{0};  //!< the smoothed mdev_max, µs
+    uint32_t m_rttSeq{0};    //!< snd_nxt when mdev_max was last renewed
+};
+
+/**
+ * @ingroup tcp
+ *
+ * @brief TCP socket with the facts Linux 6.1's congestion control reads, and its RTT
+ * measurement and retransmission timeout.
+ *
+ * What it changes in TcpSocketBase (everything else is ns-3's):
+ *
+ * - **RTT samples in µs from send times** (tcp_clean_rtx_queue, tcp_input.c:3316-3447;
+ *   tcp_ack_update_rtt, :3165-3210). ns-3 takes them from the timestamp option, in whole
+ *   milliseconds. Per ACK: seq_rtt from the lowest segment it newly acknowledges that was
+ *   never retransmitted, ca_rtt from the highest; SACKed segments give sack_rtt and ca_rtt
+ *   likewise; without a sample (Karn: only retransmitted data acknowledged) the timestamp echo
+ *   in ms. The smoothed RTT, mdev, rttvar and the RTO are TcpLinuxRttEstimator's; the minimum
+ *   RTT a windowed minimum of ca_rtt over 300 s (tcp_update_rtt_min, :3149-3163, the
+ *   minmax tracker of lib/win_minmax.c taken from the source).
+ * - **The handshake's RTT**: the SYN's round trip is the first sample (tcp_clean_rtx_queue's
+ *   FLAG_SYN_ACKED on the client).
+ * - **Facts for TcpLinuxCongestion** (TcpLinuxFacts): packets out, SACKed, lost,
+ *   retransmitted, delivered (tcp_count_delivered), when delivered last grew, the ACK's
+ *   in_flight sample (tcp_rate_skb_delivered's prior_delivered), the last data send in jiffies
+ *   (tcp_event_data_sent), and whether the window was used: tcp_cwnd_validate's
+ *   is_cwnd_limited, max_packets_out and cwnd_usage_seq (tcp_output.c:1878-1897) after each
+ *   segment sent, with is_cwnd_limited = packets in flight >= cwnd (:2743).
+ * - **The receiver's ACKs** (ns-3: every DelAckCount-th segment, or after DelAckTimeout):
+ *   - quick ACKs: the first data segment gives min(16, rcv_wnd / (2 rcv_mss)) credits
+ *     (tcp_event_data_recv and tcp_incr_quickack, tcp_input.c:291-301, 794-830; rcv_wnd is the
+ *     initial 10 segments, tcp_select_initial_window), as does data after a gap longer than the
+ *     receiver's RTO; while credits last every segment is acknowledged at once
+ *     (tcp_in_quickack_mode), each ACK sent spending one (tcp_dec_quickack_mode,
+ *     include/net/tcp.h:364-377).
+ *   - ACK on read: a full segment carrying PSH marks the ACK "pushed" (tcp_measure_rcv_mss,
+ *     :227-262); when the application has read everything, a pending ACK goes out at once
+ *     (__tcp_cleanup_rbuf, net/ipv4/tcp.c). ns-3's applications read as data arrives and ns-3
+ *     sets no PSH; Linux marks the last segment of every write that is not MSG_MORE (tcp_push,
+ *     tcp.c:715), which is every segment of a sender writing one segment per call, as the
+ *     blast applications do. PeerPushesEverySegment says the peer writes so.
+ */
+class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts
+{
+  public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /**
+     * @brief This object's TypeId (so that its own attributes are applied).
+     * @return the TypeId
+     */
+    TypeId GetInstanceTypeId() const override;
+
+    TcpLinuxSocket();
+
+    /**
+     * @brief Copy constructor (for Fork).
+     * @param sock the socket to copy
+     */
+    TcpLinuxSocket(const TcpLinuxSocket& sock);
+
+    ~TcpLinuxSocket() override;
+
+    void SetRtt(Ptr<RttEstimator> rtt) override;
+
+    void FillLinuxState(emusim_tcp_state& state) const override;
+    void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const override;
+
+    /// @return segments delivered (acknowledged or SACKed) so far
+    uint32_t GetDelivered() const;
+    /// @return the RTT estimator's smoothed RTT times 8, µs
+    uint32_t GetSrttUsX8() const;
+
+  protected:
+    Ptr<TcpSocketBase> Fork() override;
+    uint32_t SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck) override;
+    void SendEmptyPacket(uint8_t flags) override;
+    void EstimateRtt(const TcpHeader& tcpHeader) override;
+    void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
+    /// ns-3's RTT history is not kept: the samples come from the segments' send times.
+    void UpdateRttHistory(const SequenceNumber32& seq,
+                          uint32_t sz,
+                          bool isRetransmission) override;
+
+  private:
+    /// A data segment sent and not yet cumulatively acknowledged (the rtx queue's skb).
+    struct Segment
+    {
+        uint32_t end;              //!< sequence number after its last byte
+        uint64_t sentUs;           //!< when it was last sent, µs (skb_mstamp)
+        uint32_t deliveredAtSend;  //!< delivered when it was last sent (tx.delivered)
+        bool retransmitted{false}; //!< TCPCB_RETRANS
+        bool sacked{false};        //!< TCPCB_SACKED_ACKED
+    };
+
+    /// Give a TcpLinuxCongestion this socket's facts.
+    void AttachFacts();
+    /// The clock in µs.
+    static uint64_t NowUs();
+    /// tcp_cwnd_validate after a segment went out.
+    void ValidateCwnd();
+    /// Segments in flight as tcp_packets_in_flight counts them.
+    uint32_t PacketsInFlight() const;
+    /// tcp_incr_quickack: credits for immediate ACKs.
+    void IncreaseQuickAcks(uint32_t receiveWindowBytes);
+
+    std::map<uint32_t, Segment> m_segments; //!< by first sequence number (32-bit, no wrap in a run)
+    uint32_t m_sackedOut{0};                //!< segments of m_segments SACKed (sacked_out)
+    Ptr<TcpLinuxRttEstimator> m_linuxRtt;   //!< the estimator TcpSocketBase's m_rtt points to
+    bool m_synSent{false};                  //!< whether the SYN was sent
+    uint64_t m_synSentUs{0};                //!< when it was last sent, µs
+    bool m_synRetransmitted{false};         //!< whether it was sent more than once
+    uint32_t m_delivered{0};                //!< tcp_sock.delivered
+    uint64_t m_deliveredMstampUs{0};        //!< tcp_sock.delivered_mstamp
+    uint32_t m_maxPacketsOut{0};            //!< tcp_sock.max_packets_out
+    bool m_isCwndLimited{false};            //!< tcp_sock.is_cwnd_limited
+    uint32_t m_cwndUsageSeq{0};             //!< tcp_sock.cwnd_usage_seq
+    uint32_t m_lsndtimeJiffies{0};          //!< tcp_sock.lsndtime
+    uint32_t m_minRttUs{0};                 //!< tcp_min_rtt, 0 before any sample
+    emusim_rtt_min m_rttMin{};              //!< the windowed-minimum tracker
+    bool m_peerPushes{true};                //!< the peer pushes every segment (attribute)
+    uint32_t m_quickAcks{0};                //!< icsk_ack.quick: immediate ACKs left
+    bool m_delackStarted{false};            //!< icsk_ack.ato != 0: data was received before
+    uint32_t m_lrcvtimeJiffies{0};          //!< icsk_ack.lrcvtime
+    uint32_t m_rcvMss{536};                 //!< icsk_ack.rcv_mss (TCP_MSS_DEFAULT at first)
+    int32_t m_ackRttUs{-1};                 //!< the last ACK's ca_rtt, µs, or -1
+    uint32_t m_ackInFlightBytes{0};         //!< the last ACK's in_flight sample
+};
+
+} // namespace ns3
+
+#endif // EMUSIM_TCP_LINUX_SOCKET_H
