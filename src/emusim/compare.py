@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from emusim.run_status import NOT_OK
+
 log = logging.getLogger(__name__)
 
 #: Columns of a comparison table, in the schema's order.
@@ -184,13 +186,14 @@ BACKEND_COMPARE_COLS = ("metric", "reference", "other", "rel_diff", "status", "s
 
 def run_status(runs: pd.DataFrame) -> dict[tuple[str, str], str]:
     """(profile, point) → ``ok``, or the worst status among the point's runs (``timeout``:
-    its numbers are lower bounds; ``aborted``: TCP gave up, left out of the statistics)."""
+    its numbers are lower bounds; ``aborted``, ``other-algorithm``: left out of the statistics;
+    emusim.run_status)."""
     out: dict[tuple[str, str], str] = {}
     if runs is None or runs.empty:
         return out
     for (profile, point), group in runs.groupby(["profile", "point"], sort=False):
         statuses = set(group["status"])
-        bad = [s for s in ("aborted", "timeout") if s in statuses]
+        bad = [s for s in NOT_OK if s in statuses]
         out[(profile, point)] = (
             f"{bad[0]} ({int(group['status'].isin(bad).sum())} of {len(group)} runs)"
             if bad
@@ -220,6 +223,7 @@ def compare_backends(
     skipped: Mapping[tuple[str, str], str],
     statuses: Mapping[str, Mapping[tuple[str, str], str]],
     selfcheck: Mapping[str, str] | None = None,
+    stand_ins: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Every cell of a scenario: ``reference`` against ``other`` per profile, point and metric,
     ``rel_diff = (reference − other) / reference`` (the reference plays the hardware's part).
@@ -228,8 +232,10 @@ def compare_backends(
     design, so a cell one backend did not run still has a row. ``skipped`` maps (backend,
     point) to why that backend did not run it (a variant it lacks: ``not implemented: …``);
     ``statuses`` maps backend → (profile, point) → run status (`run_status`); ``selfcheck``
-    maps a profile to the emulation's self-check verdict. ``status`` is ``ok``, or what makes
-    the row's numbers missing or partial, per backend.
+    maps a profile to the emulation's self-check verdict. ``stand_ins`` maps a point to the
+    point whose ``reference`` runs stand for it (ns-3's own model of a Linux variant is compared
+    with the emulation's runs of that variant: emusim.variants.stand_in_points). ``status`` is
+    ``ok``, or what makes the row's numbers missing or partial, per backend.
     """
     metrics = shared_metrics(stats, metrics, (reference, other))
     means = stats[stats["metric"].isin(metrics)].set_index(
@@ -241,11 +247,12 @@ def compare_backends(
         for metric in metrics:
             values, notes = {}, []
             for backend in (reference, other):
-                values[backend] = means.get((backend, profile, point, metric), np.nan)
-                if (backend, point) in skipped:
-                    notes.append(f"{backend}: {skipped[(backend, point)]}")
+                at = (stand_ins or {}).get(point, point) if backend == reference else point
+                values[backend] = means.get((backend, profile, at, metric), np.nan)
+                if (backend, at) in skipped:
+                    notes.append(f"{backend}: {skipped[(backend, at)]}")
                     continue
-                status = statuses.get(backend, {}).get((profile, point))
+                status = statuses.get(backend, {}).get((profile, at))
                 if status is None:
                     notes.append(f"{backend}: not run")
                 elif status != "ok":

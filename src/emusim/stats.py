@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from emusim import run_status
 from emusim.constants import ETH_FRAME_REPORT_B, ETH_FRAME_WIRE_B
 from emusim.reference import ideal_drops, report_throughput_Bps
 
@@ -168,7 +169,7 @@ def summarise(
             f"columns are {list(runs.columns)}"
         )
     if "status" in runs.columns:
-        runs = runs[runs["status"] != "aborted"]
+        runs = runs[~runs["status"].isin(run_status.LEFT_OUT)]
     metrics = metric_columns(runs, axis_cols)
     order = _appearance_order(runs)
     runs = runs.assign(_order=list(zip(*(order[c] for c in GROUP_COLS), strict=True)))

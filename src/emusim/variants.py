@@ -29,6 +29,18 @@ SCHEMA_PATH = Path(__file__).parent / "schemas" / "variants.schema.yaml"
 SOCKET_TYPE = "ns3::TcpL4Protocol::SocketType"
 """The ns-3 attribute that selects the congestion control of every new TCP socket."""
 
+LINUX_IN_NS3 = "linux"
+"""The registry's ``ns3: linux``: Linux's own module, compiled into ns-3 (docs/linux-cc.md)."""
+
+LINUX_CC_TYPE = "ns3::TcpLinuxCongestion"
+"""The ns-3 class that runs a Linux congestion-control module (sim/ns3/model/
+tcp-linux-congestion.h); its attributes name the algorithm and the module parameters."""
+LINUX_CC_ALGORITHM = f"{LINUX_CC_TYPE}::Algorithm"
+LINUX_CC_PARAMETERS = f"{LINUX_CC_TYPE}::ModuleParameters"
+
+USE_ECN = "ns3::TcpSocketBase::UseEcn"
+"""ns-3's ECN switch; ``On`` for a variant with ``ecn: true``."""
+
 BACKEND_SIDES = {name: b.variant_side for name, b in BACKENDS.items()}
 """Which implementation of a variant each backend runs (the hardware runs Linux)."""
 
@@ -39,10 +51,12 @@ class VariantError(ValueError):
 
 @dataclass(frozen=True)
 class Ns3Implementation:
-    """The ns-3 class of a variant and the attribute defaults it needs."""
+    """The ns-3 class of a variant and the attribute defaults it needs; ``linux_code`` when
+    the class runs Linux's own module (``ns3: linux``)."""
 
     type_id: str
     attributes: dict[str, str] = field(default_factory=dict)
+    linux_code: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +77,11 @@ class Variant:
     ns3: Ns3Implementation | None
     linux: LinuxImplementation | None
     sources: str
+    models: str | None = None
+    """The variant this one is ns-3's own model of: the emulation's runs of that variant are
+    its reference (docs/variants.md, "ns-3's own models")."""
+    ecn: bool = False
+    """Whether the algorithm needs ECN negotiated (Linux's TCP_CONG_NEEDS_ECN)."""
 
     def implementation(self, backend: str) -> Ns3Implementation | LinuxImplementation | None:
         """What `backend` runs for this variant, or None if it has no implementation."""
@@ -92,22 +111,73 @@ def _check(data: object, path: Path) -> None:
         raise VariantError(f"{path}: {message}")
 
 
-def _variant(name: str, raw: dict) -> Variant:
+def _linux_in_ns3(linux: LinuxImplementation) -> Ns3Implementation:
+    """``ns3: linux``: TcpLinuxCongestion running the Linux side's algorithm, with the same
+    module parameters (kernel-wide in both: ModuleParameters sets them as sysfs would)."""
+    attributes = {LINUX_CC_ALGORITHM: linux.congestion_control}
+    if linux.module_parameters:
+        attributes[LINUX_CC_PARAMETERS] = ";".join(
+            f"{linux.module}.{name}={value}" for name, value in linux.module_parameters.items()
+        )
+    return Ns3Implementation(LINUX_CC_TYPE, attributes, linux_code=True)
+
+
+def _variant(name: str, raw: dict, path: Path) -> Variant:
     ns3 = raw["ns3"]
-    linux = raw["linux"]
+    linux = (
+        LinuxImplementation(
+            raw["linux"]["congestion_control"],
+            raw["linux"]["module"],
+            dict(raw["linux"].get("module_parameters") or {}),
+        )
+        if raw["linux"]
+        else None
+    )
+    if ns3 == LINUX_IN_NS3:
+        if linux is None:
+            raise VariantError(
+                f"{path}: key 'variants.{name}.ns3' has value 'linux' (Linux's own module in "
+                "ns-3), which needs the linux side: it has none (linux: null)"
+            )
+        if linux.module_parameters and linux.module is None:
+            raise VariantError(
+                f"{path}: key 'variants.{name}.linux.module_parameters': a built-in algorithm "
+                "(module: null) has no module parameters"
+            )
+        impl = _linux_in_ns3(linux)
+    elif ns3:
+        impl = Ns3Implementation(ns3["type"], dict(ns3.get("attributes") or {}))
+    else:
+        impl = None
     return Variant(
         name=name,
         description=raw["description"],
-        ns3=Ns3Implementation(ns3["type"], dict(ns3.get("attributes") or {})) if ns3 else None,
-        linux=LinuxImplementation(
-            linux["congestion_control"],
-            linux["module"],
-            dict(linux.get("module_parameters") or {}),
-        )
-        if linux
-        else None,
+        ns3=impl,
+        linux=linux,
         sources=" ".join(raw["sources"].split()),
+        models=raw.get("models"),
+        ecn=bool(raw.get("ecn", False)),
     )
+
+
+def _check_models(reg: dict[str, Variant], path: Path) -> None:
+    """A model of a variant is ns-3's only (linux: null) and names a variant with a Linux
+    side, which is not itself a model."""
+    for v in reg.values():
+        if v.models is None:
+            continue
+        key = f"key 'variants.{v.name}.models' has value {v.models!r}"
+        target = reg.get(v.models)
+        if v.ns3 is None or v.linux is not None:
+            raise VariantError(
+                f"{path}: {key}: a model is ns-3's own class of another variant, so it has an "
+                "ns3 implementation and linux: null"
+            )
+        if target is None or target.linux is None or target.models is not None:
+            raise VariantError(
+                f"{path}: {key}: it must name a variant of the registry with a linux side; "
+                f"those are: {', '.join(n for n, t in reg.items() if t.linux and not t.models)}"
+            )
 
 
 @cache
@@ -122,7 +192,9 @@ def registry(path: Path = VARIANTS_PATH) -> dict[str, Variant]:
     except VariantError as err:
         raise VariantError(f"{path}: {err}") from None
     _check(data, Path(path))
-    return {name: _variant(name, raw) for name, raw in data["variants"].items()}
+    reg = {name: _variant(name, raw, Path(path)) for name, raw in data["variants"].items()}
+    _check_models(reg, Path(path))
+    return reg
 
 
 def get(name: str, path: Path = VARIANTS_PATH) -> Variant:
@@ -137,10 +209,41 @@ def not_implemented(variant: Variant, backend: str) -> str | None:
     if variant.implementation(backend) is not None:
         return None
     side = BACKEND_SIDES[backend]
+    if variant.models is not None and side == "linux":
+        return (
+            f"variant {variant.name!r} is ns-3's own model of {variant.models!r}: {backend} "
+            f"does not run it, its runs of {variant.models!r} are the reference"
+        )
     return (
         f"variant {variant.name!r} has no {side} implementation in {VARIANTS_PATH.name}: "
         f"{backend} skips its points ({variant.sources})"
     )
+
+
+def stand_in_points(points, path: Path = VARIANTS_PATH) -> dict[str, str]:
+    """Point id → the id of the point whose Linux runs stand for it: for a point of a variant
+    that models another (``models``), the same point with that variant, if the design has it.
+    ``points`` are a scenario's points (emusim.scenario.Point)."""
+
+    def key(values: dict) -> tuple:
+        return tuple(sorted((k, str(v)) for k, v in values.items()))
+
+    by_values = {key(p.values): p.id for p in points}
+    out = {}
+    for p in points:
+        if p.variant is None or "variant" not in p.values:
+            continue
+        modelled = get(p.variant, path).models
+        if modelled is not None:
+            twin = by_values.get(key({**p.values, "variant": modelled}))
+            if twin is not None:
+                out[p.id] = twin
+    return out
+
+
+def runs_linux_code(variant: Variant | None) -> bool:
+    """Whether ns-3 runs Linux's own module for the variant (``ns3: linux``)."""
+    return variant is not None and variant.ns3 is not None and variant.ns3.linux_code
 
 
 def ns3_attributes(profile_attributes: dict[str, str], variant: Variant) -> dict[str, str]:
@@ -150,7 +253,10 @@ def ns3_attributes(profile_attributes: dict[str, str], variant: Variant) -> dict
     set one (e.g. BBR's pacing)."""
     if variant.ns3 is None:
         raise VariantError(not_implemented(variant, "ns3"))
-    attrs = {k: v for k, v in profile_attributes.items() if k != SOCKET_TYPE}
+    replaced = {SOCKET_TYPE, LINUX_CC_ALGORITHM, LINUX_CC_PARAMETERS}
+    attrs = {k: v for k, v in profile_attributes.items() if k not in replaced}
     attrs[SOCKET_TYPE] = variant.ns3.type_id
     attrs.update(variant.ns3.attributes)
+    if variant.ecn:
+        attrs[USE_ECN] = "On"
     return attrs

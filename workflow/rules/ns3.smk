@@ -5,6 +5,7 @@ rule ns3_build:
     input:
         "sim/ns3/CMakeLists.txt",
         glob("sim/ns3/helper/*"),
+        glob("sim/ns3/linux/**", recursive=True),
         glob("sim/ns3/model/*"),
         glob("sim/ns3/programs/*"),
         glob("sim/ns3/test/*"),

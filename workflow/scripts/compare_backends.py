@@ -12,6 +12,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 import _log
 
+from emusim import variants
 from emusim.backends.mininet import selfcheck
 from emusim.compare import compare_backends, run_status
 
@@ -37,8 +38,10 @@ points = pd.DataFrame(
 )
 checks = selfcheck.table(inp.batches)
 verdicts = dict(zip(checks["profile"], checks["selfcheck"], strict=True))
+# ns-3's own model of a Linux variant (ns3-cubic) against the emulation's runs of that variant
+stand_ins = variants.stand_in_points(scenario.points)
 table = compare_backends(
-    stats, points, params.metrics, "mininet", "ns3", skipped, statuses, verdicts
+    stats, points, params.metrics, "mininet", "ns3", skipped, statuses, verdicts, stand_ins
 )
 table.to_csv(snakemake.output[0], index=False)  # noqa: F821
 for status, n in table.drop_duplicates(["profile", "point"])["status"].value_counts().items():

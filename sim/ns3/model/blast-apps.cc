@@ -4,6 +4,7 @@
 
 #include "blast-apps.h"
 
+#include "tcp-linux-socket.h"
 #include "tcp-linux22-socket.h"
 
 #include "ns3/address-utils.h"
@@ -118,6 +119,21 @@ uint64_t
 TcpBlastClient::GetTimeouts() const
 {
     return m_timeouts;
+}
+
+std::string
+TcpBlastClient::GetLinuxAlgorithm() const
+{
+    auto socket = DynamicCast<TcpLinuxSocket>(m_socket);
+    return socket ? socket->GetLinuxAlgorithm() : "";
+}
+
+TypeId
+TcpBlastClient::DefaultSocketType()
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(GetTypeId().LookupAttributeByName("SocketType", &info));
+    return DynamicCast<const TypeIdValue>(info.initialValue)->Get();
 }
 
 uint64_t

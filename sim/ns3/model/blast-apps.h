@@ -17,6 +17,8 @@
 #include "ns3/traced-callback.h"
 #include "ns3/type-id.h"
 
+#include <string>
+
 namespace ns3
 {
 
@@ -57,6 +59,15 @@ class TcpBlastClient : public Application
     uint64_t GetFastRecoveries() const;
     /// \return whether TCP gave up on the connection (DataRetries exhausted)
     bool IsAborted() const;
+    /// @return the Linux congestion control the connection ran at the end (TcpLinuxSocket with
+    /// TcpLinuxCongestion: a module may replace itself, dctcp by dctcp-reno), else ""
+    std::string GetLinuxAlgorithm() const;
+    /**
+     * @brief The socket class the profile gives bulk senders: this application's SocketType
+     * default (Config::SetDefault, the command line), for programs with senders of their own.
+     * @return the TypeId
+     */
+    static TypeId DefaultSocketType();
 
   private:
     void StartApplication() override;

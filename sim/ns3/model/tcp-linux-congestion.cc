@@ -368,6 +368,12 @@ TcpLinuxCongestion::CongestionStateSet(Ptr<TcpSocketState> tcb,
                                        const TcpSocketState::TcpCongState_t newState)
 {
     NS_LOG_FUNCTION(this << tcb << newState);
+    if (!m_started)
+    {
+        // ns-3 sets CA_OPEN when the handshake completes; Linux's state is Open from the
+        // start and its init has not run yet (it runs before the first data)
+        return;
+    }
     emusim_cc* cc = Started(tcb);
     Load(tcb);
     if (newState == TcpSocketState::CA_LOSS)
@@ -422,6 +428,14 @@ TcpLinuxCongestion::Available()
         names.push_back(name);
     }
     return names;
+}
+
+std::string
+TcpLinuxCongestion::DefaultAlgorithm()
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(GetTypeId().LookupAttributeByName("Algorithm", &info));
+    return info.initialValue->SerializeToString(info.checker);
 }
 
 bool

@@ -146,6 +146,13 @@ class TcpLinuxCongestion : public TcpCongestionOps
     static std::vector<std::string> Available();
 
     /**
+     * @brief The Algorithm new connections get (the attribute's default: Config::SetDefault,
+     * the command line).
+     * @return its name
+     */
+    static std::string DefaultAlgorithm();
+
+    /**
      * @brief Whether an algorithm needs ECN (TCP_CONG_NEEDS_ECN: Linux asks for ECN in the
      * SYN whatever tcp_ecn says, tcp_ecn_send_syn).
      * @param algorithm its name

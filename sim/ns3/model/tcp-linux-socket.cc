@@ -254,6 +254,13 @@ TcpLinuxSocket::NowUs()
     return static_cast<uint64_t>(Simulator::Now().GetMicroSeconds());
 }
 
+std::string
+TcpLinuxSocket::GetLinuxAlgorithm() const
+{
+    auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
+    return cc ? cc->GetAlgorithm() : "";
+}
+
 uint32_t
 TcpLinuxSocket::GetDelivered() const
 {

@@ -154,6 +154,9 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts
     void FillLinuxState(emusim_tcp_state& state) const override;
     void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const override;
 
+    /// @return the Linux algorithm the connection runs now, "" without TcpLinuxCongestion
+    std::string GetLinuxAlgorithm() const;
+
     /// @return segments delivered (acknowledged or SACKed) so far
     uint32_t GetDelivered() const;
     /// @return the RTT estimator's smoothed RTT times 8, µs

@@ -30,6 +30,8 @@
 
 #include "../helper/queue-setup.h"
 #include "../helper/run-output.h"
+#include "../model/blast-apps.h"
+#include "../model/tcp-linux22-socket.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -153,8 +155,9 @@ class BoundedBulkSender : public Application
   private:
     void StartApplication() override
     {
+        // the profile's socket class for bulk senders (linux-6.1: TcpLinuxSocket)
         m_socket = DynamicCast<TcpSocketBase>(
-            Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId()));
+            CreateTcpSocketOfType(GetNode(), TcpBlastClient::DefaultSocketType()));
         m_socket->Bind();
         m_socket->TraceConnectWithoutContext("NextTxSequence",
                                              MakeCallback(&BoundedBulkSender::NextTx, this));

@@ -185,6 +185,12 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
             "CUBIC, Debian's default; a point's TCP variant replaces it on the sender's socket "
             "(TCP_CONGESTION), read back after the transfer",
         ),
+        "TCP socket": Mapping(
+            (),
+            True,
+            "Linux's own RTT measurement, RTO and receiver ACK policy, which ns-3's "
+            "TcpLinuxSocket models (docs/linux-cc.md)",
+        ),
         "loss recovery": Mapping(
             (
                 _sysctl("net.ipv4.tcp_recovery", "0"),
@@ -260,8 +266,9 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
                 _sysctl("net.ipv4.tcp_mtu_probing", "0"),
             ),
             False,
-            "no ECN (nothing marks), Fast Open or MTU probing; no fq qdisc, so only a variant "
-            "that paces itself (BBR) paces",
+            "no ECN (nothing on these paths marks; a variant that needs it, `ecn: true` in "
+            "config/tcp_variants.yaml, gets tcp_ecn = 1 for its runs), Fast Open or MTU "
+            "probing; no fq qdisc, so only a variant that paces itself (BBR) paces",
         ),
     },
     "linux-default": {

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from emusim import run_status
 from emusim.backends.mininet.calibration import (
     LINUX_RMEM_MAX_DEFAULT_B,
     receive_window_scale,
@@ -111,15 +112,21 @@ def link_metrics(before: dict, after: dict) -> dict[str, int]:
     return out
 
 
-def check_congestion_control(used: str, wanted: str | None, entry: dict) -> None:
-    """A run must have used the congestion control it claims: its variant's, or else the
-    profile's sysctl (None: the kernel's default, nothing to check)."""
-    if wanted is not None and used != wanted:
-        what = f"variant {entry['variant']}" if entry.get("variant") else "the profile"
-        raise BatchError(
-            f"run {entry['point']} rep {entry['repetition']}: the connection used congestion "
-            f"control {used!r}, not {wanted!r} of {what}"
-        )
+def check_congestion_control(used: str, wanted: str | None, entry: dict) -> str | None:
+    """Why a run did not use the congestion control it claims (its variant's, or else the
+    profile's sysctl; None: the kernel's default, nothing to check), or None if it did.
+
+    Linux may replace an algorithm on its own: dctcp's init falls back to dctcp-reno when the
+    connection did not negotiate ECN (net/ipv4/tcp_dctcp.c:108-112). Such a run is recorded
+    with this reason (status `other-algorithm`) and the batch goes on."""
+    if wanted is None or used == wanted:
+        return None
+    what = f"variant {entry['variant']}" if entry.get("variant") else "the profile"
+    return (
+        f"the connection ran congestion control {used!r}, not {wanted!r} of {what} "
+        f"(ECN {'on' if entry.get('ecn') else 'off'}; Linux falls back from an algorithm "
+        "whose needs the connection does not meet, e.g. dctcp without ECN to dctcp-reno)"
+    )
 
 
 def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
@@ -137,9 +144,9 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
         cc = entry.get("congestion_control")
         res = network.tcp_blast(
             int(w["writes"]), int(w["write_size_B"]), plan["cap_s"],
-            setup.socket.get("TCP_WINDOW_CLAMP"), cc,
+            setup.socket.get("TCP_WINDOW_CLAMP"), cc, ecn=bool(entry.get("ecn")),
         )  # fmt: skip
-        check_congestion_control(
+        other = check_congestion_control(
             res["congestion_control"],
             cc or setup.sysctls.get("net.ipv4.tcp_congestion_control"),
             entry,
@@ -149,12 +156,15 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
         if link is not None:
             metrics.update(link_metrics(before, network.link_counters()))
         status = "ok" if res["completed"] else "timeout"
+        if other is not None:
+            status = run_status.OTHER_ALGORITHM
+            facts["congestion_control_note"] = other
         if res["completed"] and res["server"]["bytes_received"] != res["payload_bytes"]:
             raise BatchError(
                 f"the server received {res['server']['bytes_received']} bytes of "
                 f"{res['payload_bytes']}"
             )
-        facts = {
+        facts |= {
             k: res[k]
             for k in (
                 "segments_sent", "snd_mss", "peer_window_B", "srtt_us", "snd_cwnd",

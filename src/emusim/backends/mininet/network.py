@@ -452,10 +452,34 @@ class Network:
         return result
 
     def tcp_blast(
-        self, writes: int, size: int, cap_s: float, clamp: str | None, cc: str | None = None
+        self,
+        writes: int,
+        size: int,
+        cap_s: float,
+        clamp: str | None,
+        cc: str | None = None,
+        ecn: bool = False,
     ) -> dict:
         """One TCP blast: metrics of the client, the server and the sender's counters. `cc`
-        sets the client socket's congestion control (TCP_CONGESTION)."""
+        sets the client socket's congestion control (TCP_CONGESTION); `ecn` negotiates ECN
+        (tcp_ecn = 1 at both ends for this run, the profile's value restored after)."""
+        if not ecn:
+            return self._tcp_blast(writes, size, cap_s, clamp, cc)
+        self._set_ecn("1")
+        try:
+            return self._tcp_blast(writes, size, cap_s, clamp, cc)
+        finally:
+            self._set_ecn(None)
+
+    def _set_ecn(self, value: str | None) -> None:
+        """net.ipv4.tcp_ecn at both ends (per namespace): `value`, or the profile's."""
+        for role in ("sender", "receiver"):
+            want = value or self.sysctls.get(role, {}).get("net.ipv4.tcp_ecn", "2")
+            self.run(role, sysctl_command({"net.ipv4.tcp_ecn": want}))
+
+    def _tcp_blast(
+        self, writes: int, size: int, cap_s: float, clamp: str | None, cc: str | None
+    ) -> dict:
         self.run("receiver", ["ip", "tcp_metrics", "flush", "all"])
         guard = str(int(patient(cap_s + 60)))
         server_argv = [tool("tcpblast"), "server", "-p", str(PORT), "-t", guard]

@@ -113,6 +113,7 @@ def make_plan(
     ccs: dict[str, dict] = {}
     for point in points:
         cc = None
+        ecn = False
         if point.variant is not None:
             variant = tcp_variants.get(point.variant)
             if variant.linux is None:
@@ -122,6 +123,7 @@ def make_plan(
                 )  # fmt: skip
                 continue
             cc = variant.linux.congestion_control
+            ecn = variant.ecn
             _add_congestion_control(ccs, variant)
         point_reps = reps if repeat_deterministic or point_is_random(point, cc) else 1
         for rep in range(1, point_reps + 1):
@@ -135,6 +137,7 @@ def make_plan(
                 "link": point.link,
                 "variant": point.variant,
                 "congestion_control": cc,
+                "ecn": ecn,
                 "path": str(path),
             }
             (skipped if path.exists() else runs).append(entry)
