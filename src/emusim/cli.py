@@ -336,10 +336,17 @@ def _list_variants(args: argparse.Namespace) -> int:
         linux = None
         if v.linux is not None:
             linux = v.linux.congestion_control + (f" ({v.linux.module})" if v.linux.module else "")
-        rows.append([name, v.ns3.type_id if v.ns3 else None, linux, _one_line(v.description)])
+        elif v.models is not None:
+            linux = f"{v.models}'s runs"
+        ns3 = None
+        if v.ns3 is not None:
+            ns3 = variants.LINUX_IN_NS3 if v.ns3.linux_code else v.ns3.type_id
+        rows.append([name, ns3, linux, _one_line(v.description)])
     print(
         f"TCP variants ({variants.VARIANTS_PATH.relative_to(paths.REPO_ROOT)}); "
-        "'-': that side has none and skips the variant's points"
+        "'-': that side has none and skips the variant's points; ns-3 'linux': Linux's own "
+        "module compiled into ns-3 (docs/linux-cc.md); linux 'NAME's runs': ns-3's own model "
+        "of NAME, compared with the emulation's runs of NAME"
     )
     _table(["variant", "ns-3 class", "linux (module)", "description"], rows)
     return 0

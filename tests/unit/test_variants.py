@@ -1,6 +1,7 @@
 """The TCP variant registry and the variant axis: against the implementations that exist (ns-3
 3.44's headers in the wheel, the modules of Debian's kernel) and hand-written expectations."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,22 +15,60 @@ from emusim.scenario import ScenarioError
 REGISTRY = variants.registry()
 
 # Read off ns-3 3.44 (include/ns3/tcp-*.h) and Debian 12's linux-image-6.1.0-*-amd64
-# (kernel/net/ipv4/tcp_*.ko, cubic and reno built in) when the registry was written.
-BOTH = {
+# (kernel/net/ipv4/tcp_*.ko, cubic and reno built in) when the registry was written; issue 30
+# compiled Linux's modules into ns-3 (ns3: linux), all but bbr (cong_control) and cdg
+# (tcp_enter_cwr), and kept ns-3's own classes as ns3-NAME models of the Linux variants.
+LINUX_CODE = {
     "reno", "cubic", "bic", "highspeed", "htcp", "hybla", "illinois", "scalable", "vegas",
-    "veno", "westwood", "yeah", "lp", "bbr",
+    "veno", "westwood", "yeah", "lp", "nv",
 }  # fmt: skip
+BOTH = LINUX_CODE | {"bbr"}
 NS3_ONLY = {"newreno", "ledbat", "fast"}
-LINUX_ONLY = {"cdg", "nv"}
+LINUX_ONLY = {"cdg"}
+NS3_MODELS = {f"ns3-{n}" for n in LINUX_CODE - {"nv"}}
+"""ns-3 has a class of its own for every carried algorithm but nv"""
 
 
 def test_the_registry_holds_what_each_side_ships():
     # at least these (a variant added later joins one of the three), each on its sides only
     both = {n for n, v in REGISTRY.items() if v.ns3 and v.linux}
     assert both >= BOTH
-    assert {n for n, v in REGISTRY.items() if v.ns3 and not v.linux} >= NS3_ONLY
+    assert {n for n, v in REGISTRY.items() if v.ns3 and not v.linux} >= NS3_ONLY | NS3_MODELS
     assert {n for n, v in REGISTRY.items() if v.linux and not v.ns3} >= LINUX_ONLY
     assert all(v.ns3 or v.linux for v in REGISTRY.values())
+    assert {n for n, v in REGISTRY.items() if variants.runs_linux_code(v)} >= LINUX_CODE
+    # each model names the Linux variant whose name it carries
+    assert {n: REGISTRY[n].models for n in NS3_MODELS} == {n: n[4:] for n in NS3_MODELS}
+
+
+def _cmake_modules() -> set[str]:
+    """LINUX_CC_MODULES of sim/ns3/CMakeLists.txt: the modules the ns-3 build compiles."""
+    text = (ns3build.NS3_SOURCE_DIR / "CMakeLists.txt").read_text()
+    block = text.split("set(LINUX_CC_MODULES", 1)[1].split(")", 1)[0]
+    return set(block.split())
+
+
+def test_every_linux_code_variant_is_a_module_the_ns3_build_compiles():
+    compiled = _cmake_modules()
+    for name, v in REGISTRY.items():
+        if variants.runs_linux_code(v) and v.linux.module is not None:
+            assert v.linux.module.removeprefix("tcp_") in compiled, (name, v.linux.module)
+
+
+LINUX_TREE = ns3build.NS3_BUILD_DIR / "linux-source" / "net" / "ipv4"
+
+
+@pytest.mark.skipif(not LINUX_TREE.is_dir(), reason="the ns-3 part is not built")
+def test_linux_code_variants_name_what_the_modules_register():
+    # the module's own struct tcp_congestion_ops, in the source the build took from Debian's
+    # package: its .name is the variant's congestion_control, TCP_CONG_NEEDS_ECN its `ecn`
+    for name, v in REGISTRY.items():
+        if not variants.runs_linux_code(v) or v.linux.module is None:
+            continue
+        source = (LINUX_TREE / f"{v.linux.module}.c").read_text()
+        registered = re.findall(r'\.name\s*=\s*"([a-z0-9_-]+)"', source)
+        assert v.linux.congestion_control in registered, (name, registered)
+        assert ("TCP_CONG_NEEDS_ECN" in source) == v.ecn, name
 
 
 def test_every_ns3_type_is_a_class_of_the_wheel_or_of_sim_ns3():
@@ -61,11 +100,23 @@ def test_every_linux_module_is_in_debians_kernel():
 
 def test_a_variant_replaces_the_profiles_congestion_control_only():
     base = profiles.get("linux-2.2").ns3_attributes()
-    attrs = variants.ns3_attributes(base, REGISTRY["htcp"])
+    attrs = variants.ns3_attributes(base, REGISTRY["ns3-htcp"])
     assert attrs[variants.SOCKET_TYPE] == "ns3::TcpHtcp"
     assert {k: v for k, v in attrs.items() if k != variants.SOCKET_TYPE} == {
         k: v for k, v in base.items() if k != variants.SOCKET_TYPE
     }
+    # Linux's own module: ns-3's class that runs it, the algorithm by name; linux-6.1's own
+    # cubic is replaced, its socket (TcpLinuxSocket) kept
+    base = profiles.get("linux-6.1").ns3_attributes()
+    attrs = variants.ns3_attributes(base, REGISTRY["htcp"])
+    assert attrs[variants.SOCKET_TYPE] == "ns3::TcpLinuxCongestion"
+    assert attrs[variants.LINUX_CC_ALGORITHM] == "htcp"
+    assert attrs["ns3::TcpBlastClient::SocketType"] == "ns3::TcpLinuxSocket"
+    assert base[variants.LINUX_CC_ALGORITHM] == "cubic"
+    # and ns-3's own model of it drops the profile's Linux algorithm altogether
+    attrs = variants.ns3_attributes(base, REGISTRY["ns3-htcp"])
+    assert attrs[variants.SOCKET_TYPE] == "ns3::TcpHtcp"
+    assert variants.LINUX_CC_ALGORITHM not in attrs
     # ns3-default sets no SocketType (ns-3's default, TcpCubic): the variant's is added
     attrs = variants.ns3_attributes(profiles.get("ns3-default").ns3_attributes(), REGISTRY["bbr"])
     assert attrs[variants.SOCKET_TYPE] == "ns3::TcpBbr"
@@ -86,7 +137,14 @@ def test_a_variant_a_backend_lacks_is_refused_and_said_so():
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (lambda d: d["variants"]["htcp"]["ns3"].update(type="TcpHtcp"), ["variants.htcp.ns3"]),
+        (
+            lambda d: d["variants"]["ns3-htcp"]["ns3"].update(type="TcpHtcp"),
+            ["variants.ns3-htcp.ns3"],
+        ),
+        # Linux's own module in ns-3 needs a Linux side to name it
+        (lambda d: d["variants"]["cdg"].update(ns3="linux", linux=None), ["cdg", "linux"]),
+        # a model names a variant with a Linux side
+        (lambda d: d["variants"]["ns3-htcp"].update(models="fast"), ["ns3-htcp.models", "fast"]),
         (lambda d: d["variants"]["htcp"].pop("sources"), ["variants.htcp", "sources"]),
         (lambda d: d["variants"].update({"Bad Name": d["variants"]["htcp"]}), ["Bad Name"]),
         (

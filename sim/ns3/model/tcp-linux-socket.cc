@@ -388,11 +388,14 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     // the handshake: the SYN's round trip, unless it was retransmitted (Karn)
     if (((m_state == SYN_SENT && (tcpHeader.GetFlags() & TcpHeader::SYN)) ||
          m_state == SYN_RCVD) &&
-        m_synSent && !m_synRetransmitted)
+        m_synSent)
     {
-        haveAckt = true;
-        firstAckt = lastAckt = m_synSentUs;
-        acked = true;
+        acked = true; // FLAG_SYN_ACKED: without a sample (Karn) the timestamp echo gives one
+        if (!m_synRetransmitted)
+        {
+            haveAckt = true;
+            firstAckt = lastAckt = m_synSentUs;
+        }
     }
 
     // cumulatively acknowledged segments (tcp_clean_rtx_queue, tcp_input.c:3336-3396)
