@@ -82,6 +82,10 @@ class Variant:
     its reference (docs/variants.md, "ns-3's own models")."""
     ecn: bool = False
     """Whether the algorithm needs ECN negotiated (Linux's TCP_CONG_NEEDS_ECN)."""
+    random: bool = False
+    """Whether its runs differ by chance where nothing else is random (bbr's random gain
+    phase; lp's reading of the peer's randomly offset timestamps), so each backend repeats
+    its points."""
 
     def implementation(self, backend: str) -> Ns3Implementation | LinuxImplementation | None:
         """What `backend` runs for this variant, or None if it has no implementation."""
@@ -157,6 +161,7 @@ def _variant(name: str, raw: dict, path: Path) -> Variant:
         sources=" ".join(raw["sources"].split()),
         models=raw.get("models"),
         ecn=bool(raw.get("ecn", False)),
+        random=bool(raw.get("random", False)),
     )
 
 
@@ -239,6 +244,12 @@ def stand_in_points(points, path: Path = VARIANTS_PATH) -> dict[str, str]:
             if twin is not None:
                 out[p.id] = twin
     return out
+
+
+def is_random(name: str | None, path: Path = VARIANTS_PATH) -> bool:
+    """Whether a point's variant (by name; None: the profile's own) makes its runs differ by
+    chance (``random`` in the registry)."""
+    return name is not None and get(name, path).random
 
 
 def runs_linux_code(variant: Variant | None) -> bool:

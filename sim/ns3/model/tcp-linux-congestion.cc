@@ -165,6 +165,14 @@ TcpLinuxCongestion::Connection()
                            << m_algorithm << "': no Linux module registered it; built from "
                            << emusim_cc_source_version() << ":" << names.str());
         }
+        // a module that replaces window and pacing logic needs Linux's rate samples and
+        // pacing, which the bridge does not carry (docs/linux-cc.md, "What is not carried")
+        NS_ABORT_MSG_IF(emusim_cc_has(m_cc, EMUSIM_CC_CONG_CONTROL),
+                        "ns3::TcpLinuxCongestion::Algorithm is '"
+                            << m_algorithm
+                            << "', whose module replaces window and pacing (cong_control) with "
+                               "Linux's delivery-rate samples and earliest-departure pacing; "
+                               "the bridge does not carry them: use ns-3's own class");
     }
     return m_cc;
 }

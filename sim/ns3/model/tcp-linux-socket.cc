@@ -477,14 +477,18 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     {
         seqRtt = sackRtt;
     }
-    if (seqRtt < 0 && acked && m_timestampEnabled && tcpHeader.HasOption(TcpOption::TS) &&
-        m_tcb->m_rcvTimestampEchoReply != 0)
+    // Linux tests rcv_tsecr != 0 (a peer that echoes nothing); ns-3's timestamps are its clock
+    // in ms from 0 with no random offset, so a segment sent at time 0 is echoed as 0 and the
+    // option's presence is the test (a SYN-ACK resent after a lost one echoes the first SYN's)
+    if (seqRtt < 0 && acked && m_timestampEnabled && tcpHeader.HasOption(TcpOption::TS))
     {
         // the timestamp echo, in whole milliseconds (TCP_TS_HZ), at least one
         const int64_t ms = TcpOptionTS::ElapsedTimeFromTsValue(m_tcb->m_rcvTimestampEchoReply)
                                .GetMilliSeconds();
         seqRtt = caRtt = std::max<int64_t>(ms, 1) * 1000;
     }
+    NS_LOG_DEBUG("ACK " << ack << ": seq_rtt " << seqRtt << " ca_rtt " << caRtt << " sack_rtt "
+                        << sackRtt << " acked " << acked << " delivered " << m_delivered);
     m_ackRttUs = caRtt >= 0 ? static_cast<int32_t>(caRtt) : -1;
     if (m_delivered != priorDelivered)
     {

@@ -114,6 +114,7 @@ def make_plan(
     for point in points:
         cc = None
         ecn = False
+        random_variant = False
         if point.variant is not None:
             variant = tcp_variants.get(point.variant)
             if variant.linux is None:
@@ -124,8 +125,9 @@ def make_plan(
                 continue
             cc = variant.linux.congestion_control
             ecn = variant.ecn
+            random_variant = variant.random
             _add_congestion_control(ccs, variant)
-        point_reps = reps if repeat_deterministic or point_is_random(point, cc) else 1
+        point_reps = reps if repeat_deterministic or point_is_random(point, random_variant) else 1
         for rep in range(1, point_reps + 1):
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
             entry = {
@@ -159,22 +161,15 @@ def make_plan(
     }
 
 
-RANDOMISED_CONGESTION_CONTROLS = frozenset({"bbr"})
-"""Algorithms that draw random numbers themselves: BBR starts its gain cycle at a random
-phase (net/ipv4/tcp_bbr.c, bbr_reset_probe_bw_mode)."""
-
-
-def point_is_random(point, congestion_control: str | None = None) -> bool:
+def point_is_random(point, random_variant: bool = False) -> bool:
     """Whether a point's runs differ by chance in dilated time: a random dropper, a link
-    that loses at random, a congestion control that draws random numbers, or a UDP flood
-    (the router-forwarding fit reads its run-to-run spread). A TCP or UDP blast or a ping
-    sweep through a regular dropper or none repeats to the microsecond: measured, the 5
-    repetitions of regular-drop's quick points agreed within 0.03 % (docs/mininet.md)."""
-    return (
-        point.is_random
-        or congestion_control in RANDOMISED_CONGESTION_CONTROLS
-        or point.workload["kind"] == "udp-flood"
-    )
+    that loses at random, a TCP variant whose runs differ by chance (``random`` in
+    config/tcp_variants.yaml: bbr's random gain phase, lp's reading of randomly offset
+    timestamps), or a UDP flood (the router-forwarding fit reads its run-to-run spread). A TCP
+    or UDP blast or a ping sweep through a regular dropper or none repeats to the
+    microsecond: measured, the 5 repetitions of regular-drop's quick points agreed within
+    0.03 % (docs/mininet.md)."""
+    return point.is_random or random_variant or point.workload["kind"] == "udp-flood"
 
 
 def _add_congestion_control(ccs: dict[str, dict], variant) -> None:

@@ -96,8 +96,11 @@ def scenario_repetitions(
     repeat_deterministic: bool,
 ) -> list[int]:
     """`repetitions_to_run` for a point of a scenario run with a profile: the profile's random
-    numbers count where the scenario's runs use TCP."""
+    numbers count where the scenario's runs use TCP, and so does a variant whose runs differ
+    by chance (``random`` in config/tcp_variants.yaml)."""
     tcp = scenario.workload_kind in TCP_WORKLOADS
+    if tcp and variants.is_random(point.variant):
+        return list(range(1, repetitions + 1))
     return repetitions_to_run(point, repetitions, repeat_deterministic, profile if tcp else None)
 
 

@@ -625,7 +625,7 @@ def test_deterministic_points_once_random_ones_every_repetition(tmp_path):
     plan = make_plan(reg, "linux-2.2", 71.89, "auto", tmp_path / "r")
     assert len(plan["runs"]) == len(reg.points) * reg.repetitions
     # BBR draws its own random numbers; UDP floods are kept for the forwarding fit's spread
-    assert point_is_random(reg.points[0], "bbr") and not point_is_random(reg.points[0])
+    assert point_is_random(reg.points[0], True) and not point_is_random(reg.points[0])
     fwd = sc.load("router-forwarding", "quick")
     assert all(point_is_random(p) for p in fwd.points)
 
