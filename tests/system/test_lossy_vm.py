@@ -121,12 +121,13 @@ def test_the_comparison_has_a_row_for_every_cell_saying_what_is_missing(study):
 
 
 def test_without_loss_both_backends_agree_on_every_variant_both_implement(study):
-    # issue 30: Linux's own modules in ns-3 (ns3: linux) and ns-3's TcpBbr, on Linux's RTT,
-    # RTO and receiver ACKs (TcpLinuxSocket): a loss-free 1 MB transfer is deterministic on
-    # both sides, and its goodput agrees within 5 % for every variant
+    # issue 30: Linux's own modules in ns-3 (ns3: linux) on Linux's RTT, RTO and receiver ACKs
+    # (TcpLinuxSocket): a loss-free 1 MB transfer is deterministic on both sides, and its
+    # goodput agrees within 5 % for every variant. A variant whose runs differ by chance
+    # (random: bbr, lp) is one draw on each side here, compared by its spread elsewhere.
     table = pd.read_csv(study / "results/compare" / f"{SCENARIO}-ns3-vs-mininet.csv")
     reg = variants.registry()
-    both = {n for n, v in reg.items() if v.ns3 is not None and v.linux is not None}
+    both = {n for n, v in reg.items() if v.ns3 and v.linux and not v.random}
     rows = table[(table["loss"].astype(str) == "0") & table["variant"].isin(both)]
     rows = rows[rows["metric"] == "goodput_Bps"]
     assert set(rows["variant"]) == both
