@@ -1,10 +1,15 @@
 """The lossy-link family at quick scale on ns-3 and on Mininet in the VM, through Snakemake in a
 copy of the repository: every variant Linux has ran with its own congestion control (read back
 from the connection), the ones a backend lacks are comparison rows saying so, and the impaired
-link lost its share in each direction. Needs root and the VM (under four minutes here)."""
+link lost its share in each direction. Needs root and the VM (under five minutes here).
+
+The copy's registry gains DCTCP as README.md's "Add a TCP variant" (a) enters it (the entry is
+taken from the README's own code block), and the same entry without `ecn: true`: Linux then
+falls back to dctcp-reno, and both backends record those runs as such and go on (issue 30)."""
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -26,11 +31,27 @@ pytestmark = [
 ]
 
 
+README = Path(__file__).resolve().parents[2] / "README.md"
+ADDED = "dctcp"
+WITHOUT_ECN = "dctcp-noecn"
+
+
+def readme_entry() -> str:
+    """The DCTCP entry of README.md's "Add a TCP variant", (a), as the README prints it."""
+    match = re.search(r"```yaml\n(  dctcp:\n(?:    .*\n)+)```", README.read_text())
+    assert match, "README.md has no dctcp entry"
+    return match.group(1)
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory, ns3_programs, mininet_ready) -> Path:
     root = copy_workflow(
         tmp_path_factory.mktemp("emusim-lossy"), ns3_programs, ("emu", "kernel-dropper")
     )
+    entry = readme_entry()
+    without_ecn = entry.replace(f"  {ADDED}:", f"  {WITHOUT_ECN}:").replace("    ecn: true\n", "")
+    registry = root / "config" / "tcp_variants.yaml"
+    registry.write_text(registry.read_text() + entry + without_ecn)
     proc = snakemake(root, *TARGETS, backends="[ns3,mininet]", timeout=3000)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     return root / "scales" / "quick"
@@ -43,22 +64,43 @@ def _runs(study: Path) -> tuple[dict, list[dict]]:
     return batch, [json.loads((study.parents[1] / p).read_text()) for p in batch["run_files"]]
 
 
+def _registry(study: Path) -> dict:
+    return variants.registry(study.parents[1] / "config" / "tcp_variants.yaml")
+
+
+def _point_ids() -> list[str]:
+    """The quick design's point ids with the copy's two added variants (`variant: all`)."""
+    quick = sc.load(SCENARIO, "quick")
+    cells = {p.id.rsplit("+variant=", 1)[0] for p in quick.points}
+    added = [f"{cell}+variant={v}" for cell in sorted(cells) for v in (ADDED, WITHOUT_ECN)]
+    return [p.id for p in quick.points] + added
+
+
+def _variant_of(point_id: str) -> str:
+    return point_id.rsplit("+variant=", 1)[1]
+
+
 def test_every_linux_variant_ran_with_its_own_congestion_control(study):
     batch, runs = _runs(study)
-    quick = sc.load(SCENARIO, "quick")
-    reg = variants.registry()
-    linux = [p for p in quick.points if reg[p.variant].linux is not None]
+    reg = _registry(study)
+    linux = [p for p in _point_ids() if reg[_variant_of(p)].linux is not None]
     assert batch["place"] == "vm"
-    assert sorted(r["point"] for r in runs) == sorted(p.id for p in linux)
+    assert sorted(r["point"] for r in runs) == sorted(linux)
     for r in runs:
         wanted = reg[r["params"]["variant"]].linux.congestion_control
+        if r["params"]["variant"] == WITHOUT_ECN:
+            # Linux's fallback, recorded with its reason; the batch went on
+            assert r["status"] == "other-algorithm", r["point"]
+            assert r["provenance"]["congestion_control"] == "dctcp-reno", r["point"]
+            assert "not 'dctcp'" in r["provenance"]["mininet"]["congestion_control_note"]
+            continue
         assert r["provenance"]["congestion_control"] == wanted, r["point"]
         m = r["metrics"]
         assert m["goodput_Bps"] == pytest.approx(m["bytes_delivered"] / m["elapsed_s"], abs=0.01)
     modules = {v.linux.module for v in reg.values() if v.linux and v.linux.module}
     assert set(batch["variants"]["modules_loaded"]) <= modules
     assert {"tcp_htcp", "tcp_vegas", "tcp_cdg"} <= set(batch["variants"]["modules_loaded"])
-    lacking = {p.id for p in quick.points if reg[p.variant].linux is None}
+    lacking = {p for p in _point_ids() if reg[_variant_of(p)].linux is None}
     assert {n["point"] for n in batch["not_implemented"]} == lacking
     # dilated time: the emulation holds the impaired link's delay; its line rate is judged
     if batch["clock"] == "guest-icount":
@@ -73,7 +115,7 @@ def test_every_linux_variant_ran_with_its_own_congestion_control(study):
         assert tput["window_clamp_B"] == 46336, tput
         assert tput["ok"] is True, tput
         assert check["delay"]["configured_us"] == pytest.approx(
-            float(quick.points[0].link["delay_ms"]) * 1000
+            float(sc.load(SCENARIO, "quick").points[0].link["delay_ms"]) * 1000
         )
 
 
@@ -96,11 +138,29 @@ def test_the_impaired_link_lost_its_share_in_each_direction(study):
         assert m["link_dropped_forward"] <= m["retransmissions"], r["point"]
 
 
+def test_an_added_linux_variant_runs_the_same_code_in_ns3(study):
+    # README's dctcp entry: ECN on at both ends, so Linux's dctcp ran as itself in ns-3 too;
+    # without ECN ns-3's copy of the module fell back as Linux's did
+    for variant, status, algorithm in (
+        (ADDED, "ok", "dctcp"),
+        (WITHOUT_ECN, "other-algorithm", "dctcp-reno"),
+    ):
+        runs = sorted(
+            (study / "results/ns3" / SCENARIO / "linux-6.1").glob(f"*variant={variant}/run1.json")
+        )
+        assert len(runs) == 3, variant
+        for path in runs:
+            run = json.loads(path.read_text())
+            assert run["status"] == status, path
+            assert run["provenance"]["ns3"]["linux_congestion_control"] == algorithm, path
+            command = " ".join(run["provenance"]["command"])
+            assert ("UseEcn=On" in command) == (variant == ADDED), path
+
+
 def test_the_comparison_has_a_row_for_every_cell_saying_what_is_missing(study):
     table = pd.read_csv(study / "results/compare" / f"{SCENARIO}-ns3-vs-mininet.csv")
-    quick = sc.load(SCENARIO, "quick")
-    reg = variants.registry()
-    assert len(table) == 2 * len(quick.points)  # goodput and completion time
+    reg = _registry(study)
+    assert len(table) == 2 * len(_point_ids())  # goodput and completion time
     cell = {(r.delay_ms, str(r.loss), r.variant, r.metric): r for r in table.itertuples()}
     for row in table.itertuples():
         v = reg[row.variant]
@@ -113,6 +173,12 @@ def test_the_comparison_has_a_row_for_every_cell_saying_what_is_missing(study):
             assert row.status == "mininet: not implemented" and pd.isna(row.mininet)
         elif v.ns3 is None:
             assert row.status == "ns3: not implemented" and not pd.isna(row.mininet)
+        elif row.variant == WITHOUT_ECN:
+            # runs of another algorithm are left out of the statistics, and the row says so
+            assert row.status == (
+                "mininet: other-algorithm (1 of 1 runs); ns3: other-algorithm (1 of 1 runs)"
+            ), row
+            assert pd.isna(row.ns3) and pd.isna(row.mininet), row
         else:
             assert not pd.isna(row.ns3) and not pd.isna(row.mininet), row
             assert row.rel_diff == pytest.approx((row.mininet - row.ns3) / row.mininet)
@@ -126,8 +192,8 @@ def test_without_loss_both_backends_agree_on_every_variant_both_implement(study)
     # goodput agrees within 5 % for every variant. A variant whose runs differ by chance
     # (random: bbr, lp) is one draw on each side here, compared by its spread elsewhere.
     table = pd.read_csv(study / "results/compare" / f"{SCENARIO}-ns3-vs-mininet.csv")
-    reg = variants.registry()
-    both = {n for n, v in reg.items() if v.ns3 and v.linux and not v.random}
+    reg = _registry(study)
+    both = {n for n, v in reg.items() if v.ns3 and v.linux and not v.random} - {WITHOUT_ECN}
     rows = table[(table["loss"].astype(str) == "0") & table["variant"].isin(both)]
     rows = rows[rows["metric"] == "goodput_Bps"]
     assert set(rows["variant"]) == both

@@ -332,7 +332,7 @@ TcpLinuxCongestion::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t /* bytes
         return std::numeric_limits<uint32_t>::max();
     }
     return static_cast<uint32_t>(std::min<uint64_t>(uint64_t{ssthresh} * tcb->m_segmentSize,
-                                                     std::numeric_limits<uint32_t>::max()));
+                                                    std::numeric_limits<uint32_t>::max()));
 }
 
 void
@@ -484,9 +484,9 @@ std::string
 TcpLinuxCongestion::GetModuleParameter(const std::string& module, const std::string& parameter)
 {
     char value[64];
-    NS_ABORT_MSG_IF(
-        emusim_cc_get_param(module.c_str(), parameter.c_str(), value, sizeof value) != 0,
-        "module " << module << " has no parameter " << parameter);
+    NS_ABORT_MSG_IF(emusim_cc_get_param(module.c_str(), parameter.c_str(), value, sizeof value) !=
+                        0,
+                    "module " << module << " has no parameter " << parameter);
     return value;
 }
 

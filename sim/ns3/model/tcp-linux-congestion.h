@@ -195,17 +195,17 @@ class TcpLinuxCongestion : public TcpCongestionOps
     /// The host callbacks the C side calls.
     emusim_cc_host Host();
 
-    std::string m_algorithm;            //!< the algorithm asked for (attribute)
-    std::string m_moduleParameters;     //!< module parameters applied at Init (attribute)
-    emusim_cc* m_cc{nullptr};           //!< the module's socket and private area
-    emusim_tcp_state m_state{};         //!< the connection as the module last saw it
+    std::string m_algorithm;               //!< the algorithm asked for (attribute)
+    std::string m_moduleParameters;        //!< module parameters applied at Init (attribute)
+    emusim_cc* m_cc{nullptr};              //!< the module's socket and private area
+    emusim_tcp_state m_state{};            //!< the connection as the module last saw it
     const TcpLinuxFacts* m_facts{nullptr}; //!< the socket's facts, if it keeps them
     Ptr<UniformRandomVariable> m_random;   //!< get_random_u32's source
-    bool m_started{false};              //!< whether the module's init ran
-    uint32_t m_peerTsOffset{0};         //!< the peer's random timestamp offset
-    uint32_t m_loadedCwnd{0};           //!< snd_cwnd given to the module by the last Load
-    uint32_t m_loadedSsthresh{0};       //!< snd_ssthresh given to the module by the last Load
-    uint64_t m_loadedPacingRate{0};     //!< sk_pacing_rate given by the last Load
+    bool m_started{false};                 //!< whether the module's init ran
+    uint32_t m_peerTsOffset{0};            //!< the peer's random timestamp offset
+    uint32_t m_loadedCwnd{0};              //!< snd_cwnd given to the module by the last Load
+    uint32_t m_loadedSsthresh{0};          //!< snd_ssthresh given to the module by the last Load
+    uint64_t m_loadedPacingRate{0};        //!< sk_pacing_rate given by the last Load
 };
 
 } // namespace ns3

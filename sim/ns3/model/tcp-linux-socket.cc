@@ -167,10 +167,11 @@ TcpLinuxRttEstimator::Publish()
 TypeId
 TcpLinuxSocket::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::TcpLinuxSocket")
-                            .SetParent<TcpSocketBase>()
-                            .SetGroupName("Internet")
-                            .AddConstructor<TcpLinuxSocket>()
+    static TypeId tid =
+        TypeId("ns3::TcpLinuxSocket")
+            .SetParent<TcpSocketBase>()
+            .SetGroupName("Internet")
+            .AddConstructor<TcpLinuxSocket>()
             .AddAttribute("PeerPushesEverySegment",
                           "The peer marks every data segment PSH, as Linux does for a "
                           "sender that writes one segment per call (tcp_push): a receiver "
@@ -363,16 +364,16 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     const uint32_t priorDelivered = m_delivered;
     int64_t seqRtt = -1;
     int64_t caRtt = -1;
-    bool acked = false;           // FLAG_ACKED: something cumulatively acknowledged
-    bool retransAcked = false;    // FLAG_RETRANS_DATA_ACKED
-    bool haveAckt = false;        // a newly acked segment was never retransmitted
-    uint64_t firstAckt = 0;       // send time of the lowest newly acked, never retransmitted
-    uint64_t lastAckt = 0;        // ... and of the highest
-    bool haveSackt = false;       // likewise for newly SACKed segments
+    bool acked = false;        // FLAG_ACKED: something cumulatively acknowledged
+    bool retransAcked = false; // FLAG_RETRANS_DATA_ACKED
+    bool haveAckt = false;     // a newly acked segment was never retransmitted
+    uint64_t firstAckt = 0;    // send time of the lowest newly acked, never retransmitted
+    uint64_t lastAckt = 0;     // ... and of the highest
+    bool haveSackt = false;    // likewise for newly SACKed segments
     uint64_t firstSackt = 0;
     uint64_t lastSackt = 0;
-    uint64_t latestSentUs = 0;    // the most recently sent segment delivered now
-    uint32_t priorOfLatest = 0;   // its tx.delivered (tcp_rate_skb_delivered)
+    uint64_t latestSentUs = 0;  // the most recently sent segment delivered now
+    uint32_t priorOfLatest = 0; // its tx.delivered (tcp_rate_skb_delivered)
     bool anyDelivered = false;
 
     auto delivered = [&](const Segment& seg) {
@@ -386,8 +387,7 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     };
 
     // the handshake: the SYN's round trip, unless it was retransmitted (Karn)
-    if (((m_state == SYN_SENT && (tcpHeader.GetFlags() & TcpHeader::SYN)) ||
-         m_state == SYN_RCVD) &&
+    if (((m_state == SYN_SENT && (tcpHeader.GetFlags() & TcpHeader::SYN)) || m_state == SYN_RCVD) &&
         m_synSent)
     {
         acked = true; // FLAG_SYN_ACKED: without a sample (Karn) the timestamp echo gives one
@@ -483,8 +483,8 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     if (seqRtt < 0 && acked && m_timestampEnabled && tcpHeader.HasOption(TcpOption::TS))
     {
         // the timestamp echo, in whole milliseconds (TCP_TS_HZ), at least one
-        const int64_t ms = TcpOptionTS::ElapsedTimeFromTsValue(m_tcb->m_rcvTimestampEchoReply)
-                               .GetMilliSeconds();
+        const int64_t ms =
+            TcpOptionTS::ElapsedTimeFromTsValue(m_tcb->m_rcvTimestampEchoReply).GetMilliSeconds();
         seqRtt = caRtt = std::max<int64_t>(ms, 1) * 1000;
     }
     NS_LOG_DEBUG("ACK " << ack << ": seq_rtt " << seqRtt << " ca_rtt " << caRtt << " sack_rtt "
@@ -517,8 +517,8 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     }
     // the RTO from the new estimate (tcp_set_rto); TcpSocketBase recomputes the same value
     // when the ACK acknowledges new data (NewAck)
-    m_rto = Max(m_rtt->GetEstimate() + Max(m_clockGranularity, m_rtt->GetVariation() * 4),
-                m_minRto);
+    m_rto =
+        Max(m_rtt->GetEstimate() + Max(m_clockGranularity, m_rtt->GetVariation() * 4), m_minRto);
 }
 
 void
@@ -550,9 +550,8 @@ TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
         const uint32_t now = emusim_jiffies32(Simulator::Now().GetNanoSeconds());
         if (!m_delackStarted)
         {
-            IncreaseQuickAcks(
-                std::min(m_tcb->m_rxBuffer->MaxBufferSize(),
-                         INIT_RCVWND_SEGMENTS * m_tcb->m_segmentSize));
+            IncreaseQuickAcks(std::min(m_tcb->m_rxBuffer->MaxBufferSize(),
+                                       INIT_RCVWND_SEGMENTS * m_tcb->m_segmentSize));
             m_delackStarted = true;
         }
         else
@@ -562,8 +561,7 @@ TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
                 TcpLinuxRttEstimator::JIFFY_US;
             if (static_cast<int32_t>(now - m_lrcvtimeJiffies) > static_cast<int64_t>(rtoJiffies))
             {
-                IncreaseQuickAcks(m_tcb->m_rxBuffer->MaxBufferSize() -
-                                  m_tcb->m_rxBuffer->Size());
+                IncreaseQuickAcks(m_tcb->m_rxBuffer->MaxBufferSize() - m_tcb->m_rxBuffer->Size());
             }
         }
         m_lrcvtimeJiffies = now;

@@ -49,7 +49,7 @@ class TcpLinuxRttEstimator : public RttEstimator
 
     /**
      * @brief An RTT sample with the connection's sequence numbers (tcp_rtt_estimator,
-     * tcp_input.c:848-905; tcp_set_rto, :912-941).
+     * tcp_input.c:848-905; tcp_set_rto, :953-978).
      * @param rttUs the sample, µs
      * @param sndUna first unacknowledged sequence number
      * @param sndNxt next sequence number to send
@@ -169,9 +169,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts
     void EstimateRtt(const TcpHeader& tcpHeader) override;
     void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
     /// ns-3's RTT history is not kept: the samples come from the segments' send times.
-    void UpdateRttHistory(const SequenceNumber32& seq,
-                          uint32_t sz,
-                          bool isRetransmission) override;
+    void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override;
 
   private:
     /// A data segment sent and not yet cumulatively acknowledged (the rtx queue's skb).

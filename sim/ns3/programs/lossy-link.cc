@@ -13,8 +13,8 @@
  * queue when a uniform 16-bit number is below lossCutoff, spec/drop-decision.md), toward the
  * receiver for data and toward the sender for ACKs, as netem's `loss` drops at the egress
  * before its queue. Framing, queues and the TCP blast applications are those of testbed-2001.
- * Every parameter comes from the command line; src/emusim/backends/ns3/command.py derives them from the
- * scenario, and TCP attributes are set the ns-3 way, e.g.
+ * Every parameter comes from the command line; src/emusim/backends/ns3/command.py derives them from
+ * the scenario, and TCP attributes are set the ns-3 way, e.g.
  * --ns3::TcpL4Protocol::SocketType=ns3::TcpHtcp.
  */
 
@@ -195,8 +195,8 @@ main(int argc, char* argv[])
         if (linuxAlgorithm != asked)
         {
             status = "other-algorithm";
-            linuxFacts += ", \"congestion_control_note\": \"the connection ran " +
-                          linuxAlgorithm + ", not " + asked + " (ECN " +
+            linuxFacts += ", \"congestion_control_note\": \"the connection ran " + linuxAlgorithm +
+                          ", not " + asked + " (ECN " +
                           (TcpLinuxCongestion::NeedsEcn(asked) ? "needed" : "not needed") +
                           "; Linux falls back from an algorithm whose needs the connection "
                           "does not meet)\"";

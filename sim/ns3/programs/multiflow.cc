@@ -24,8 +24,8 @@
  * and dequeue trace sources, not written anywhere: no per-packet tracing). The bottleneck
  * buffer can step at given times (the buffer-size experiment): --bufferSchedule=t:packets,...
  *
- * Every parameter comes from the command line; src/emusim/backends/ns3/command.py derives them from the
- * scenario. TCP attributes are set the ns-3 way, e.g. --ns3::TcpL4Protocol::SocketType=...
+ * Every parameter comes from the command line; src/emusim/backends/ns3/command.py derives them from
+ * the scenario. TCP attributes are set the ns-3 way, e.g. --ns3::TcpL4Protocol::SocketType=...
  */
 
 #include "../helper/queue-setup.h"

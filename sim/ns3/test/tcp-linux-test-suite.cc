@@ -101,7 +101,7 @@ class TcpLinuxRenoSlowStartTestCase : public TestCase
     {
         // ssthresh UINT32_MAX bytes is TCP_INFINITE_SSTHRESH (tcp.h:1251): cwnd 10 < ssthresh is
         // slow start (tcp.h:1264-1267). tcp_slow_start (tcp_cong.c:406-414): cwnd = min(10 + 2,
-        // ssthresh) = 12, acked -= 12 - 10 -> 0, so tcp_reno_cong_avoid returns (:455-456).
+        // ssthresh) = 12, acked -= 12 - 10 -> 0, so tcp_reno_cong_avoid returns (:455-457).
         auto tcb = State(10, 0);
         Linux("reno")->IncreaseWindow(tcb, 2);
         NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 12 * MSS, "Linux: 10 + 2 segments");
@@ -162,7 +162,7 @@ class TcpLinuxRenoSlowStartToAvoidanceTestCase : public TestCase
         tcb = State(10, 11);
         cc->IncreaseWindow(tcb, 13);
         NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 12 * MSS, "13 acknowledged: 11, then 12");
-        // cnt 1: 9 more single ACKs make 10 < 12; the 11th makes 12 >= 12: cwnd 13
+        // cnt 1: 10 more single ACKs make 11 < 12; the 11th makes 12 >= 12: cwnd 13
         for (int i = 0; i < 10; ++i)
         {
             cc->IncreaseWindow(tcb, 1);
@@ -287,7 +287,7 @@ class TcpLinuxRenoSsThreshTestCase : public TestCase
 {
   public:
     TcpLinuxRenoSsThreshTestCase()
-        : TestCase("reno: ssthresh max(cwnd / 2, 2) segments in bytes; undo to prior cwnd")
+        : TestCase("reno: ssthresh max(half cwnd, 2) segments in bytes; undo to prior cwnd")
     {
     }
 
@@ -319,9 +319,9 @@ class TcpLinuxRenoSsThreshTestCase : public TestCase
 
 /**
  * @ingroup internet-test
- * @brief UINT32_MAX bytes is TCP_INFINITE_SSTHRESH both ways, seen through bbr, whose
- * ssthresh hook returns snd_ssthresh unchanged (tcp_bbr.c:1100-1104) and whose init sets it to
- * TCP_INFINITE_SSTHRESH (:1044).
+ * @brief UINT32_MAX bytes is TCP_INFINITE_SSTHRESH (include/net/tcp.h:1251) both ways: reno
+ * slow-starts without end under it, and a module that sets 0x7fffffff (cubic's init with
+ * initial_ssthresh = 0x7fffffff and hystart off, tcp_cubic.c:138-139) gives ns-3 UINT32_MAX.
  */
 class TcpLinuxInfiniteSsThreshTestCase : public TestCase
 {
@@ -334,19 +334,44 @@ class TcpLinuxInfiniteSsThreshTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // bbr_init: snd_ssthresh = 0x7fffffff, written back to ns-3 as UINT32_MAX (not as
-        // 0x7fffffff x 1448 bytes, nor clipped at some finite count)
-        auto cc = Linux("bbr");
-        auto tcb = State(10, 20);
-        cc->StartConnection(tcb);
-        NS_TEST_EXPECT_MSG_EQ(tcb->m_ssThresh.Get(), NS3_INFINITE_SSTHRESH, "init: infinite");
-        // bbr_ssthresh returns snd_ssthresh: UINT32_MAX bytes in, 0x7fffffff to the module, and
-        // UINT32_MAX out (a division, UINT32_MAX / 1448 = 2966124 segments, would give back
-        // 2966124 x 1448 = 4294947552)
-        NS_TEST_EXPECT_MSG_EQ(cc->GetSsThresh(tcb, 10 * MSS), NS3_INFINITE_SSTHRESH, "infinite");
-        // a finite threshold comes back as it went in: 20 segments
-        tcb->m_ssThresh = 20 * MSS;
-        NS_TEST_EXPECT_MSG_EQ(cc->GetSsThresh(tcb, 10 * MSS), 20 * MSS, "20 segments");
+        // ns-3 to Linux. cwnd 1000, ssthresh UINT32_MAX bytes (0x7fffffff segments): slow start,
+        // min(1000 + 500, 0x7fffffff) = 1500 (tcp_cong.c:408), the threshold left as it was
+        auto tcb = State(1000, 0);
+        Linux("reno")->IncreaseWindow(tcb, 500);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 1500 * MSS, "no end to slow start");
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_ssThresh.Get(), NS3_INFINITE_SSTHRESH, "still infinite");
+        // against a finite 1200: min(1500, 1200) = 1200, acked 500 - 200 = 300; avoidance at
+        // w = 1200 counts 300 < 1200: cwnd 1200
+        tcb = State(1000, 1200);
+        Linux("reno")->IncreaseWindow(tcb, 500);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 1200 * MSS, "a finite threshold stops it");
+
+        // Linux to ns-3. tcp_cubic.hystart = 0 and initial_ssthresh = 2147483647 (perm 0644,
+        // tcp_cubic.c:69, 75): cubictcp_init sets snd_ssthresh = 0x7fffffff, which ns-3 gets as
+        // UINT32_MAX bytes (not 0x7fffffff x 1448, nor a wrapped product)
+        TcpLinuxCongestion::SetModuleParameters(
+            "tcp_cubic.hystart=0;tcp_cubic.initial_ssthresh=2147483647");
+        tcb = State(10, 20);
+        Linux("cubic")->StartConnection(tcb);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_ssThresh.Get(), NS3_INFINITE_SSTHRESH, "0x7fffffff");
+        // a finite initial_ssthresh of 100 segments: 100 x 1448 bytes
+        TcpLinuxCongestion::SetModuleParameters("tcp_cubic.initial_ssthresh=100");
+        tcb = State(10, 20);
+        Linux("cubic")->StartConnection(tcb);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_ssThresh.Get(), 100 * MSS, "100 segments");
+        // the defaults back (tcp_cubic.c:51, 55: initial_ssthresh 0, hystart 1)
+        TcpLinuxCongestion::SetModuleParameters("tcp_cubic.hystart=1;tcp_cubic.initial_ssthresh=0");
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxCongestion::GetModuleParameter("tcp_cubic", "hystart"),
+                              "1",
+                              "hystart restored");
+        NS_TEST_EXPECT_MSG_EQ(
+            TcpLinuxCongestion::GetModuleParameter("tcp_cubic", "initial_ssthresh"),
+            "0",
+            "initial_ssthresh restored");
+        // with hystart on, init leaves the threshold alone (tcp_cubic.c:138): 20 segments
+        tcb = State(10, 20);
+        Linux("cubic")->StartConnection(tcb);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_ssThresh.Get(), 20 * MSS, "defaults: untouched");
     }
 };
 
@@ -374,7 +399,7 @@ class TcpLinuxInfiniteSsThreshTestCase : public TestCase
  * 6 = 4448; Newton (:206-207): 2 x 4448 + a / (4448 x 4447) = 8896 + 4067 = 12963, x 341 >> 10 =
  * 4316, i.e. 4.2148 s (the exact cbrt(30 x 1024 / 410) = 4316.97/1024 s: the table's
  * approximation is 1 ms short). origin = 100. The formula: K = cbrt(W_max (1 - beta) / C) =
- * cbrt(100 x 307 / 1024 / 0.4) = 4.2163 s.
+ * cbrt(100 x 307 / 1024 / 0.4) = 4.2162 s.
  *
  * The kernel's time (:267-271): t = (jiffies since the epoch + usecs_to_jiffies(delay_min)) x
  * 1024 / 250, floored; delay_min is the 200 ms RTT given before the loss (cubictcp_acked,
@@ -382,19 +407,23 @@ class TcpLinuxInfiniteSsThreshTestCase : public TestCase
  * target at elapsed time e is bic_target = 100 -+ floor(0.4004 x |e + 0.2 s - K|^3), an
  * integer, the fraction dropped toward 100 (:279-283), with t to 4 ms.
  *
- * The ACK clock: one ACK of one segment every RTT / cwnd (cwnd ACKs per 200 ms RTT). Each
- * raises cwnd by 1 / cnt, cnt = cwnd / (bic_target - cwnd) (:286-287), so the window gains
- * (bic_target - cwnd) per RTT: it follows the target one RTT late, and since the target is
- * taken one RTT (delay_min) ahead, cwnd(e) ~ W(e). The window never passes bic_target (at
- * bic_target <= cwnd, cnt = 100 cwnd, :288-289), and stays within about a segment below W(e)
- * (integer steps one RTT late).
+ * The ACK clock: one ACK of one segment every RTT / cwnd (cwnd ACKs per 200 ms RTT). Below the
+ * target, cnt = cwnd / (bic_target - cwnd) (:286-287) makes the window gain (bic_target - cwnd)
+ * per RTT. At the target, cnt = 100 cwnd (:288-289): the window waits while its ACKs are still
+ * counted in snd_cwnd_cnt, and when the target steps up that credit (tcp_cong_avoid_ai,
+ * tcp_cong.c:423-426) takes the step within a few ACKs. So the window never passes
+ * bic_target(e), and trails it by no more than the target moved in the last RTT, less one for
+ * the integer step: bic_target(e - RTT) - 1 <= cwnd(e) <= bic_target(e). Since the target is
+ * W one delay_min ahead, the window runs from about a segment below W(e) (steep, concave part)
+ * to about a segment above it (flat part, above the origin): |cwnd - W(e)| <= 1.25 at the three
+ * checks, from the intervals below.
  *
  * TCP friendliness (:300-316) does not bound cnt here: tcp_cwnd starts at 70 and gains one per
  * cwnd x 15 >> 3 >= 131 ACKs; with at most 104 / 0.2 = 520 ACKs a second, tcp_cwnd <= 70 + 3.97
  * e, below the cubic curve at every e up to K + 2 s (e = 1: 74 < 86.9; e = 6.2: 95 < 103).
  * Not slow start (cwnd 70 = ssthresh), so HyStart does not run.
  *
- * The checks (W(e) with C = 0.4, K = 4.2163 s; bic_target from the kernel's integers):
+ * The checks (W(e) with C = 0.4, K = 4.2162 s; bic_target from the kernel's integers):
  * - e = K - 2 s: W = 100 - 0.4 x 8 = 96.8. bic_target: jiffies 554 + 50 = 604, t = 2473, K - t =
  *   1843, 410 x 1843^3 >> 40 = 2 (2.33), target 98; one RTT earlier (t = K - 2.0 s) 100 -
  *   floor(3.20) = 97. cwnd in [96, 98].
@@ -418,9 +447,11 @@ class TcpLinuxCubicCurveTestCase : public TestCase
     /// The connection before the loss: cwnd 100 in avoidance, one 200 ms RTT sample.
     void Start()
     {
+        // cwnd 100 = ssthresh 100 is not slow start: no HyStart (tcp_cubic.c:474)
         m_cc->StartConnection(m_tcb);
-        m_tcb->m_lastRtt = RTT;
-        m_cc->PktsAcked(m_tcb, 1, RTT); // delay_min = 200000 µs (tcp_cubic.c:471-472)
+        m_tcb->m_lastRtt = MilliSeconds(RTT_MS);
+        // epoch_start 0, so the sample is taken: delay_min = 200000 µs (tcp_cubic.c:463-472)
+        m_cc->PktsAcked(m_tcb, 1, MilliSeconds(RTT_MS));
     }
 
     /// The loss: the threshold, and cwnd reduced to it (as ns-3's recovery leaves it).
@@ -434,10 +465,11 @@ class TcpLinuxCubicCurveTestCase : public TestCase
     /// An ACK of one segment, and the next one RTT / cwnd later.
     void Ack()
     {
-        m_cc->PktsAcked(m_tcb, 1, RTT);
+        // tcp_ack: pkts_acked (tcp_clean_rtx_queue) before cong_avoid (tcp_cong_avoid)
+        m_cc->PktsAcked(m_tcb, 1, MilliSeconds(RTT_MS));
         m_cc->IncreaseWindow(m_tcb, 1);
         const uint32_t segments = m_tcb->m_cWnd.Get() / MSS;
-        Simulator::Schedule(NanoSeconds(RTT.GetNanoSeconds() / segments),
+        Simulator::Schedule(NanoSeconds(RTT_MS * 1000000 / segments),
                             &TcpLinuxCubicCurveTestCase::Ack,
                             this);
     }
@@ -458,7 +490,7 @@ class TcpLinuxCubicCurveTestCase : public TestCase
         // the formula: C = 0.4, beta = 717 / 1024, W_max = 100
         const double c = 0.4;
         const double wMax = 100;
-        const double k = std::cbrt(wMax * (1 - 717.0 / 1024) / c); // 4.2163 s
+        const double k = std::cbrt(wMax * (1 - 717.0 / 1024) / c); // 4.2162 s
         const std::vector<double> elapsed{k - 2, k, k + 2};
         // bounds worked out in the class comment
         const std::vector<uint32_t> low{96, 99, 102};
@@ -493,11 +525,11 @@ class TcpLinuxCubicCurveTestCase : public TestCase
         }
     }
 
-    static inline const Time RTT = MilliSeconds(200); //!< the path's round trip
-    Ptr<TcpLinuxCongestion> m_cc;                     //!< the bridge running cubic
-    Ptr<TcpSocketState> m_tcb;                        //!< the connection
-    uint32_t m_ssThreshAtLoss{0};                     //!< GetSsThresh at the loss, bytes
-    std::vector<uint32_t> m_cwnd;                     //!< the window at each check, segments
+    static constexpr int64_t RTT_MS = 200; //!< the path's round trip, ms
+    Ptr<TcpLinuxCongestion> m_cc;          //!< the bridge running cubic
+    Ptr<TcpSocketState> m_tcb;             //!< the connection
+    uint32_t m_ssThreshAtLoss{0};          //!< GetSsThresh at the loss, bytes
+    std::vector<uint32_t> m_cwnd;          //!< the window at each check, segments
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -557,7 +589,8 @@ class TcpLinuxModuleParametersTestCase : public TestCase
                               "beta 717 again");
 
         // two at once, ';'-separated, through the attribute, applied at StartConnection;
-        // kstrtoint's base 0 takes hex (lib/kstrtox.c): 0x200 = 512
+        // param_set_int is kstrtoint(val, 0, ...), base 0 taking hex (kernel/params.c:219-222,
+        // 241): 0x200 = 512
         auto cc = Linux("cubic");
         cc->SetAttribute("ModuleParameters", StringValue("tcp_cubic.beta=0x200;tcp_hybla.rtt0=50"));
         NS_TEST_EXPECT_MSG_EQ(TcpLinuxCongestion::GetModuleParameter("tcp_cubic", "beta"),
@@ -625,6 +658,12 @@ class TcpLinuxRttEstimatorTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(e.GetEstimate() + e.GetVariation() * 4,
                               MicroSeconds(rtoUs),
                               what << ": estimate + 4 x variation");
+        // TcpSocketBase's whole formula with the linux profiles' ClockGranularity 1 ms and
+        // MinRto 200 ms (config/tcp_profiles.yaml): the floors do not bind
+        NS_TEST_EXPECT_MSG_EQ(
+            Max(e.GetEstimate() + Max(MilliSeconds(1), e.GetVariation() * 4), MilliSeconds(200)),
+            MicroSeconds(rtoUs),
+            what << ": ns-3's RTO formula");
     }
 };
 
@@ -796,7 +835,8 @@ class TcpLinuxAvailableTestCase : public TestCase
                               "no name twice");
 
         // .flags: dctcp TCP_CONG_NEEDS_ECN (tcp_dctcp.c:239); cubic none (tcp_cubic.c:478-488);
-        // reno and bbr TCP_CONG_NON_RESTRICTED only (tcp_cong.c:482, tcp_bbr.c:1143)
+        // reno and bbr TCP_CONG_NON_RESTRICTED only (tcp_cong.c:482, tcp_bbr.c:1143). (NeedsEcn
+        // asks the registry; it makes no connection, so bbr is fine here.)
         NS_TEST_EXPECT_MSG_EQ(TcpLinuxCongestion::NeedsEcn("dctcp"), true, "dctcp");
         NS_TEST_EXPECT_MSG_EQ(TcpLinuxCongestion::NeedsEcn("cubic"), false, "cubic");
         NS_TEST_EXPECT_MSG_EQ(TcpLinuxCongestion::NeedsEcn("reno"), false, "reno");
@@ -819,14 +859,14 @@ class TcpLinuxHyblaInitTestCase : public TestCase
   public:
     /**
      * @brief Constructor.
-     * @param srtt the tcb's smoothed RTT when the connection starts
+     * @param srttMs the tcb's smoothed RTT when the connection starts, ms
      * @param rtt0Ms tcp_hybla.rtt0 (ms) for this case
      * @param rho the expected initial cwnd, segments, worked out in the suite
      */
-    TcpLinuxHyblaInitTestCase(Time srtt, uint32_t rtt0Ms, uint32_t rho)
-        : TestCase("hybla: srtt " + std::to_string(srtt.GetMilliSeconds()) + " ms, rtt0 " +
-                   std::to_string(rtt0Ms) + " ms: initial cwnd " + std::to_string(rho)),
-          m_srtt(srtt),
+    TcpLinuxHyblaInitTestCase(uint32_t srttMs, uint32_t rtt0Ms, uint32_t rho)
+        : TestCase("hybla: srtt " + std::to_string(srttMs) + " ms, rtt0 " + std::to_string(rtt0Ms) +
+                   " ms: initial cwnd " + std::to_string(rho)),
+          m_srttMs(srttMs),
           m_rtt0Ms(rtt0Ms),
           m_rho(rho)
     {
@@ -838,8 +878,9 @@ class TcpLinuxHyblaInitTestCase : public TestCase
         auto cc = Linux("hybla");
         cc->SetAttribute("ModuleParameters",
                          StringValue("tcp_hybla.rtt0=" + std::to_string(m_rtt0Ms)));
+        // no socket: the bridge's Load gives the module srtt_us = tcb->m_srtt in µs x 8
         auto tcb = State(10, 0);
-        tcb->m_srtt = m_srtt;
+        tcb->m_srtt = MilliSeconds(m_srttMs);
         cc->StartConnection(tcb);
         NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), m_rho * MSS, "cwnd = rho");
         // init runs once: a second StartConnection with another srtt changes nothing
@@ -850,7 +891,7 @@ class TcpLinuxHyblaInitTestCase : public TestCase
         TcpLinuxCongestion::SetModuleParameters("tcp_hybla.rtt0=25");
     }
 
-    Time m_srtt;       //!< smoothed RTT at the start
+    uint32_t m_srttMs; //!< smoothed RTT at the start, ms
     uint32_t m_rtt0Ms; //!< tcp_hybla.rtt0
     uint32_t m_rho;    //!< expected cwnd, segments
 };
@@ -882,13 +923,13 @@ class TcpLinuxTestSuite : public TestSuite
         // srtt_us being 8 x srtt (the bridge's Load: m_srtt x 8); rho = rho_3ls >> 3;
         // hybla_init (:46-66) sets cwnd to rho.
         // 20 ms: 160000 / 25000 = 6, max(6, 8) = 8, rho 1
-        AddTestCase(new TcpLinuxHyblaInitTestCase(MilliSeconds(20), 25, 1), Duration::QUICK);
+        AddTestCase(new TcpLinuxHyblaInitTestCase(20, 25, 1), Duration::QUICK);
         // 100 ms: 800000 / 25000 = 32, rho 4
-        AddTestCase(new TcpLinuxHyblaInitTestCase(MilliSeconds(100), 25, 4), Duration::QUICK);
+        AddTestCase(new TcpLinuxHyblaInitTestCase(100, 25, 4), Duration::QUICK);
         // 100 ms with rtt0 50 ms (perm 0644, :30): 800000 / 50000 = 16, rho 2
-        AddTestCase(new TcpLinuxHyblaInitTestCase(MilliSeconds(100), 50, 2), Duration::QUICK);
+        AddTestCase(new TcpLinuxHyblaInitTestCase(100, 50, 2), Duration::QUICK);
         // 230 ms: 1840000 / 25000 = 73 (73.6), rho 73 >> 3 = 9
-        AddTestCase(new TcpLinuxHyblaInitTestCase(MilliSeconds(230), 25, 9), Duration::QUICK);
+        AddTestCase(new TcpLinuxHyblaInitTestCase(230, 25, 9), Duration::QUICK);
     }
 };
 
