@@ -379,15 +379,22 @@ def where(places: set[str], kvm: bool) -> str:
 
 
 def variant_registry_numbers(variants: Mapping[str, object]) -> Numbers:
-    """How many TCP variants the registry (config/tcp_variants.yaml) has, and on which side."""
+    """How many TCP variants the registry (config/tcp_variants.yaml) has, and on which side:
+    both (of which Linux's own module in ns-3, ``ns3: linux``), ns-3's own models of Linux
+    variants (``models``), ns-3 only and Linux only."""
     ns3 = {n for n, v in variants.items() if getattr(v, "ns3", None) is not None}
     linux = {n for n, v in variants.items() if getattr(v, "linux", None) is not None}
+    models = {n for n, v in variants.items() if getattr(v, "models", None) is not None}
+    code = {n for n in ns3 if getattr(variants[n].ns3, "linux_code", False)}
     return {
         "VariantsRegistered": integer(len(variants)),
         "VariantsBoth": integer(len(ns3 & linux)),
-        "VariantsNsThreeOnly": integer(len(ns3 - linux)),
+        "VariantsLinuxCode": integer(len(code)),
+        "VariantsBothNsThreeClassNames": text(", ".join(sorted((ns3 & linux) - code))),
+        "VariantsNsThreeModels": integer(len(models)),
+        "VariantsNsThreeOnly": integer(len(ns3 - linux - models)),
         "VariantsLinuxOnly": integer(len(linux - ns3)),
-        "VariantsNsThreeOnlyNames": text(", ".join(sorted(ns3 - linux))),
+        "VariantsNsThreeOnlyNames": text(", ".join(sorted(ns3 - linux - models))),
         "VariantsLinuxOnlyNames": text(", ".join(sorted(linux - ns3))),
     }
 

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pandas as pd
 
+from emusim import variants
 from emusim.paper_numbers import (
     Numbers,
     PaperInputs,
@@ -34,15 +35,33 @@ def lossy_link_numbers(
     ns-3's goodput is from Mininet's, |rel_diff| = |(mininet - ns3) / mininet|, over every
     cell both ran and at the headline cell (variants_table.HEADLINE) per variant: the median,
     the closest and farthest variant, the best goodput on each backend, and the cells that hit
-    the cap. Every macro is ``n/a`` where the study or one backend did not run."""
+    the cap. ns-3's own models of Linux variants (``models`` in the registry) are counted apart
+    (``…Model…``): their rows set ns-3's class against Linux's code. Loss-free cells of the
+    variants whose runs are deterministic give the largest loss-free |rel_diff|. Every macro is
+    ``n/a`` where the study or one backend did not run."""
+    registry = variants.registry()
+    models = {n for n, v in registry.items() if v.models is not None}
+    deterministic = {n for n, v in registry.items() if v.ns3 and v.linux and not v.random}
     good = None
     if compare is not None and not compare.empty:
         good = compare[compare["metric"] == "goodput_Bps"]
-    both = None if good is None else good[good["mininet"].notna() & good["ns3"].notna()]
+    ran = None if good is None else good[good["mininet"].notna() & good["ns3"].notna()]
+    both = None if ran is None else ran[~ran["variant"].isin(models)]
+    of_models = None if ran is None else ran[ran["variant"].isin(models)]
     have = both is not None and not both.empty
+    models_have = of_models is not None and not of_models.empty
+    loss_free = (
+        None
+        if not have
+        else both[(both["loss"].astype(str) == "0") & both["variant"].isin(deterministic)]
+    )
     top = headline_rows(good, dict(headline)) if good is not None else None
+    if top is not None:
+        top_models = top[top["variant"].isin(models)]
+        top = top[~top["variant"].isin(models)]
     top_both = None if top is None else top[top["mininet"].notna() & top["ns3"].notna()]
     top_have = top_both is not None and not top_both.empty
+    top_models = None if top is None else top_models[top_models["mininet"].notna()]
 
     def extreme(rows, column, how):
         if rows is None or rows.empty or rows[column].dropna().empty:
@@ -66,6 +85,18 @@ def lossy_link_numbers(
         f"{key}CellsCompared": integer(len(both) if have else None),
         f"{key}CellsTimeout": integer(timeouts),
         f"{key}RelDiffMedian": significant(both["rel_diff"].abs().median() if have else None),
+        f"{key}LossFreeRelDiffMax": significant(
+            loss_free["rel_diff"].abs().max() if have and not loss_free.empty else None
+        ),
+        f"{key}ModelCellsCompared": integer(len(of_models) if models_have else None),
+        f"{key}ModelRelDiffMedian": significant(
+            of_models["rel_diff"].abs().median() if models_have else None
+        ),
+        f"{key}HeadlineModelRelDiffMedian": significant(
+            top_models["rel_diff"].abs().median()
+            if top_models is not None and not top_models.empty
+            else None
+        ),
         f"{key}HeadlineLossPercent": text(
             format((Decimal(str(headline["loss"])) * 100).normalize(), "f")
         ),
