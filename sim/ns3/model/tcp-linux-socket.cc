@@ -224,6 +224,11 @@ TcpLinuxSocket::~TcpLinuxSocket()
     {
         cc->SetFacts(nullptr);
     }
+    auto recovery = DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps);
+    if (recovery)
+    {
+        recovery->SetFacts(nullptr);
+    }
 }
 
 void
@@ -246,6 +251,11 @@ TcpLinuxSocket::AttachFacts()
     if (cc)
     {
         cc->SetFacts(this);
+    }
+    auto recovery = DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps);
+    if (recovery)
+    {
+        recovery->SetFacts(this);
     }
 }
 
@@ -281,7 +291,8 @@ TcpLinuxSocket::PacketsInFlight() const
     const uint32_t mss = m_tcb->m_segmentSize;
     const uint32_t out = static_cast<uint32_t>(m_segments.size());
     const uint32_t leftOut = m_sackedOut + m_txBuffer->GetLost() / mss;
-    return (out > leftOut ? out - leftOut : 0) + m_txBuffer->GetRetransmitsCount();
+    // GetRetransmitsCount is in bytes (TcpTxBuffer::m_retrans)
+    return (out > leftOut ? out - leftOut : 0) + m_txBuffer->GetRetransmitsCount() / mss;
 }
 
 void
@@ -398,10 +409,19 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
         }
     }
 
-    // cumulatively acknowledged segments (tcp_clean_rtx_queue, tcp_input.c:3336-3396)
+    // cumulatively acknowledged segments (tcp_clean_rtx_queue, tcp_input.c:3336-3396); the
+    // scoreboard's lost count before the ACK, less what it acknowledges, for rs->losses
+    const uint32_t headBefore = m_txBuffer->HeadSequence().GetValue();
+    const uint32_t lostBefore = m_txBuffer->GetLost();
+    uint32_t lostAcked = 0;
     for (auto it = m_segments.begin(); it != m_segments.end() && !Before(ack, it->second.end);)
     {
         const Segment& seg = it->second;
+        // IsLost walks the whole sent list: asked only when something is marked lost
+        if (lostBefore > 0 && m_txBuffer->IsLost(SequenceNumber32(it->first)))
+        {
+            lostAcked += seg.end - it->first;
+        }
         if (seg.retransmitted)
         {
             retransAcked = true;
@@ -487,6 +507,9 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
             TcpOptionTS::ElapsedTimeFromTsValue(m_tcb->m_rcvTimestampEchoReply).GetMilliSeconds();
         seqRtt = caRtt = std::max<int64_t>(ms, 1) * 1000;
     }
+    m_ackDelivered = m_delivered - priorDelivered;
+    m_ackAdvanced = Before(headBefore, ack);
+    m_lostBeforeAckBytes = lostBefore > lostAcked ? lostBefore - lostAcked : 0;
     NS_LOG_DEBUG("ACK " << ack << ": seq_rtt " << seqRtt << " ca_rtt " << caRtt << " sack_rtt "
                         << sackRtt << " acked " << acked << " delivered " << m_delivered);
     m_ackRttUs = caRtt >= 0 ? static_cast<int32_t>(caRtt) : -1;
@@ -592,13 +615,28 @@ TcpLinuxSocket::UpdateRttHistory(const SequenceNumber32& /* seq */,
 }
 
 void
+TcpLinuxSocket::LastAckForRecovery(uint32_t& newlyAckedSacked,
+                                   uint32_t& newlyLost,
+                                   bool& sndUnaAdvanced,
+                                   uint32_t& packetsInFlight) const
+{
+    const uint32_t lostNow = m_txBuffer->GetLost();
+    newlyAckedSacked = m_ackDelivered;
+    newlyLost = lostNow > m_lostBeforeAckBytes
+                    ? (lostNow - m_lostBeforeAckBytes) / m_tcb->m_segmentSize
+                    : 0;
+    sndUnaAdvanced = m_ackAdvanced;
+    packetsInFlight = PacketsInFlight();
+}
+
+void
 TcpLinuxSocket::FillLinuxState(emusim_tcp_state& state) const
 {
     const uint32_t mss = m_tcb->m_segmentSize;
     state.packets_out = static_cast<uint32_t>(m_segments.size());
     state.sacked_out = m_sackedOut;
     state.lost_out = m_txBuffer->GetLost() / mss;
-    state.retrans_out = m_txBuffer->GetRetransmitsCount();
+    state.retrans_out = m_txBuffer->GetRetransmitsCount() / mss; // bytes there
     state.max_packets_out = m_maxPacketsOut;
     state.is_cwnd_limited = m_isCwndLimited;
     state.delivered = m_delivered;

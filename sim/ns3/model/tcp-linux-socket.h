@@ -10,6 +10,7 @@
 #define EMUSIM_TCP_LINUX_SOCKET_H
 
 #include "tcp-linux-congestion.h"
+#include "tcp-linux-recovery.h"
 
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-socket-base.h"
@@ -110,6 +111,9 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   (tcp_event_data_sent), and whether the window was used: tcp_cwnd_validate's
  *   is_cwnd_limited, max_packets_out and cwnd_usage_seq (tcp_output.c:1878-1897) after each
  *   segment sent, with is_cwnd_limited = packets in flight >= cwnd (:2743).
+ * - **Facts for TcpLinuxPrrRecovery** (TcpLinuxAckFacts): the ACK's delivered segments,
+ *   whether it advanced snd_una, the segments it had marked lost (ns-3's scoreboard's lost count
+ *   after the ACK against before it, less those the ACK acknowledged) and the packets in flight.
  * - **The receiver's ACKs** (ns-3: every DelAckCount-th segment, or after DelAckTimeout):
  *   - quick ACKs: the first data segment gives min(16, rcv_wnd / (2 rcv_mss)) credits
  *     (tcp_event_data_recv and tcp_incr_quickack, tcp_input.c:291-301, 794-830; rcv_wnd is the
@@ -124,7 +128,7 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     tcp.c:715), which is every segment of a sender writing one segment per call, as the
  *     blast applications do. PeerPushesEverySegment says the peer writes so.
  */
-class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts
+class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
 {
   public:
     /**
@@ -153,6 +157,10 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts
 
     void FillLinuxState(emusim_tcp_state& state) const override;
     void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const override;
+    void LastAckForRecovery(uint32_t& newlyAckedSacked,
+                            uint32_t& newlyLost,
+                            bool& sndUnaAdvanced,
+                            uint32_t& packetsInFlight) const override;
 
     /// @return the Linux algorithm the connection runs now, "" without TcpLinuxCongestion
     std::string GetLinuxAlgorithm() const;
@@ -213,6 +221,9 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts
     uint32_t m_lrcvtimeJiffies{0};          //!< icsk_ack.lrcvtime
     uint32_t m_rcvMss{536};                 //!< icsk_ack.rcv_mss (TCP_MSS_DEFAULT at first)
     int32_t m_ackRttUs{-1};                 //!< the last ACK's ca_rtt, µs, or -1
+    uint32_t m_ackDelivered{0};             //!< segments the last ACK delivered
+    bool m_ackAdvanced{false};              //!< whether it advanced snd_una
+    uint32_t m_lostBeforeAckBytes{0};       //!< scoreboard's lost bytes before it, less acked
     uint32_t m_ackInFlightBytes{0};         //!< the last ACK's in_flight sample
 };
 

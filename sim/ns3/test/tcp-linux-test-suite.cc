@@ -17,6 +17,7 @@
  */
 
 #include "../model/tcp-linux-congestion.h"
+#include "../model/tcp-linux-recovery.h"
 #include "../model/tcp-linux-socket.h"
 
 #include "ns3/nstime.h"
@@ -899,6 +900,68 @@ class TcpLinuxHyblaInitTestCase : public TestCase
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * @ingroup tcp
+ * @brief Linux's cwnd reduction (tcp_cwnd_reduction, net/ipv4/tcp_input.c:2683-2707), worked by
+ * hand for each branch: the proportional part while more is in flight than ssthresh, the slow
+ * start back up to it (one more segment on an ACK that advanced snd_una without new losses),
+ * the fast retransmit forced at entry, and an ACK that delivered nothing.
+ */
+class TcpLinuxPrrTestCase : public TestCase
+{
+  public:
+    TcpLinuxPrrTestCase()
+        : TestCase("Linux PRR: proportional, slow start to ssthresh, forced retransmit")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        uint32_t delivered = 0;
+        // entry: prior_cwnd 20, ssthresh 10, 19 in flight, one SACKed: delta = 10 - 19 < 0;
+        // prr_delivered 1; (10 x 1 + 20 - 1) / 20 = 29 / 20 = 1; sndcnt = 1 - prr_out 0 = 1;
+        // cwnd = 19 + 1 = 20
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxPrrRecovery::Reduce(10, 20, 19, 1, 1, false, delivered, 0),
+                              20,
+                              "entry: one segment (the fast retransmit)");
+        NS_TEST_EXPECT_MSG_EQ(delivered, 1, "prr_delivered counts the SACKed segment");
+        // next ACK, one more SACKed, the retransmission out (prr_out 1), 18 in flight:
+        // prr_delivered 2; (10 x 2 + 19) / 20 = 1; sndcnt = 1 - 1 = 0; cwnd = 18
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxPrrRecovery::Reduce(10, 20, 18, 1, 0, false, delivered, 1),
+                              18,
+                              "proportional: nothing to send yet");
+        // ... after 20 delivered in all with 10 sent: (10 x 20 + 19) / 20 = 10; sndcnt = 0
+        delivered = 19;
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxPrrRecovery::Reduce(10, 20, 11, 1, 0, false, delivered, 10),
+                              11,
+                              "proportional: ssthresh / prior_cwnd of what was delivered");
+        // below ssthresh: ssthresh 20, 8 in flight (delta 12), 2 delivered, prr_delivered
+        // 12 -> 14, prr_out 13: max(14 - 13, 2) = 2, +1 (snd_una advanced, no new loss) = 3,
+        // min(12, 3) = 3: cwnd = 11
+        delivered = 12;
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxPrrRecovery::Reduce(20, 30, 8, 2, 0, true, delivered, 13),
+                              11,
+                              "slow start toward ssthresh, one more on a clean advance");
+        // the same ACK with a new loss: no extra segment, cwnd = 8 + 2 = 10
+        delivered = 12;
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxPrrRecovery::Reduce(20, 30, 8, 2, 1, true, delivered, 13),
+                              10,
+                              "a new loss takes the extra segment away");
+        // never above ssthresh: ssthresh 10, 9 in flight (delta 1): min(1, 3) = 1, cwnd 10
+        delivered = 12;
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxPrrRecovery::Reduce(10, 30, 9, 2, 0, true, delivered, 13),
+                              10,
+                              "bounded by ssthresh - in flight");
+        // an ACK that delivered nothing leaves cwnd alone (0: no change) and the counters too
+        delivered = 5;
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxPrrRecovery::Reduce(10, 20, 9, 0, 0, false, delivered, 3),
+                              0,
+                              "nothing delivered, nothing changed");
+        NS_TEST_EXPECT_MSG_EQ(delivered, 5, "prr_delivered unchanged");
+    }
+};
+
+/**
  * @ingroup internet-test
  * @brief The TcpLinuxCongestion and TcpLinuxRttEstimator test suite.
  */
@@ -919,6 +982,7 @@ class TcpLinuxTestSuite : public TestSuite
         AddTestCase(new TcpLinuxRttEstimatorFloorTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxRttEstimatorDecayTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxAvailableTestCase, Duration::QUICK);
+        AddTestCase(new TcpLinuxPrrTestCase, Duration::QUICK);
         // hybla_recalc_param (tcp_hybla.c:34-44): rho_3ls = max(srtt_us / (rtt0 x 1000), 8),
         // srtt_us being 8 x srtt (the bridge's Load: m_srtt x 8); rho = rho_3ls >> 3;
         // hybla_init (:46-66) sets cwnd to rho.

@@ -199,9 +199,10 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
                 _sysctl("net.ipv4.tcp_dsack", "0"),
             ),
             False,
-            "PRR with SACK, as ns-3's TcpPrrRecovery; RACK, tail loss probes, F-RTO and D-SACK "
-            "(on by default) are off because ns-3 3.44 has none of them. Linux's SACK "
-            "scoreboard and its undo of spurious reductions remain its own",
+            "Linux's PRR with SACK, as ns-3's TcpLinuxPrrRecovery computes it; RACK, tail loss "
+            "probes, F-RTO and D-SACK (on by default) are off because the ns-3 model has none "
+            "of them yet. Linux's SACK scoreboard and its undo of spurious reductions remain "
+            "its own",
         ),
         "minimum RTO": Mapping(
             (Setting("route", "rto_min", "200ms"),), True, "per-route rto_min (the default)"
