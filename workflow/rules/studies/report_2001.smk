@@ -146,6 +146,22 @@ for _stem, (_needs, _caption) in REPORT_FIGURES.items():
         )
 
 
+def decomposition_scenarios():
+    """The scenarios whose emulation gap is taken apart (emusim.studies.report_2001.
+    decomposition.DECOMPOSED) that run both profiles on both backends at this scale."""
+    from emusim.studies.report_2001.decomposition import DECOMPOSED
+
+    if not {"ns3", "mininet"} <= set(BACKENDS):
+        return []
+    return [
+        n
+        for n in DECOMPOSED
+        if n in SCENARIOS
+        and {"linux-2.2", "linux-6.1"} <= set(SCENARIOS[n].profiles)
+        and n in mininet_scenarios()
+    ]
+
+
 def report_paper_inputs():
     """The named inputs of the study's numbers (emusim.studies.report_2001.numbers)."""
     inputs = {"published": "data/reference/published.csv"}
@@ -157,17 +173,22 @@ def report_paper_inputs():
         inputs["runs_random_drop"] = backend_tables_of("random-drop")
     if ablation_scenarios():
         inputs["ablation"] = f"{RESULTS}/ablation/summary.csv"
+    if decomposition_scenarios():
+        inputs["decomposition"] = f"{RESULTS}/decomposition.csv"
     return inputs
 
 
 def report_targets():
-    """The ablation's runs, summary and table, where it runs at this scale."""
-    if not ablation_scenarios():
-        return []
-    return [p for n in ablation_scenarios() for p in ablation_run_paths(n)] + [
-        f"{RESULTS}/ablation/summary.csv",
-        f"{TABLES}/ablation.csv",
-    ]
+    """The ablation's runs, summary and table, and the decomposition, where they run."""
+    targets = []
+    if ablation_scenarios():
+        targets += [p for n in ablation_scenarios() for p in ablation_run_paths(n)] + [
+            f"{RESULTS}/ablation/summary.csv",
+            f"{TABLES}/ablation.csv",
+        ]
+    if decomposition_scenarios():
+        targets += [f"{RESULTS}/decomposition.csv", f"{TABLES}/decomposition.csv"]
+    return targets
 
 
 register_study(
@@ -179,9 +200,11 @@ register_study(
         "ablation_steps": [step.parameter for step in tcp_profiles.ablation()],
         "every_n": regular_every_n("regular-1in6"),
     },
-    paper_tables=lambda: ["ablation"] if ablation_scenarios() else [],
+    paper_tables=lambda: (["ablation"] if ablation_scenarios() else [])
+    + (["decomposition"] if decomposition_scenarios() else []),
     switches=lambda: {
         "AblationRan": bool(ablation_scenarios()),
+        "DecompositionRan": bool(decomposition_scenarios()),
         "PathologyRan": bool(pathology_traces()),
     },
 )
@@ -234,3 +257,21 @@ rule ablation_summary:
         "../../envs/emusim.yaml"
     script:
         "../../scripts/ablation_summary.py"
+
+
+rule decomposition:
+    input:
+        lambda wc: [f"{RESULTS}/stats/{n}.csv" for n in decomposition_scenarios()],
+    output:
+        csv=f"{RESULTS}/decomposition.csv",
+        table=f"{TABLES}/decomposition.csv",
+        tex=f"{TABLES}/decomposition.tex",
+        html=f"{TABLES}/decomposition.html",
+    log:
+        f"{PREFIX}logs/decomposition.log",
+    conda:
+        "../../envs/emusim.yaml"
+    params:
+        scenarios=decomposition_scenarios(),
+    script:
+        "../../scripts/decomposition.py"

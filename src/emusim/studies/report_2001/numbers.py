@@ -31,6 +31,7 @@ from emusim.paper_numbers import (
     text,
 )
 from emusim.stats import STALL_FACTOR, stalled_runs
+from emusim.studies.report_2001 import decomposition
 
 
 def published_value(published: pd.DataFrame, table: str, row_key: str, column: str) -> str:
@@ -336,6 +337,24 @@ def drop_cost_numbers(runs: pd.DataFrame | None, profiles: Sequence[str]) -> Num
     return out
 
 
+# --- the emulation's gap taken apart --------------------------------------------------------------
+
+
+def decomposition_numbers(table: pd.DataFrame | None) -> Numbers:
+    """Each part's median |rel_diff| per scenario (results/decomposition.csv), as
+    ``Decomposition<Scenario><Part>``; ``n/a`` where it did not run or had no points."""
+    out: Numbers = {}
+    for scenario in decomposition.DECOMPOSED:
+        for part, key in decomposition.KEYS.items():
+            value = None
+            if table is not None and not table.empty:
+                row = table[(table["scenario"] == scenario) & (table["part"] == part)]
+                if not row.empty and row["points"].iloc[0] > 0:
+                    value = row["median"].iloc[0]
+            out[macro_name("Decomposition", scenario, key)] = significant(value)
+    return out
+
+
 def paper_numbers(inputs: PaperInputs) -> Numbers:
     """Every number of the study's section (emusim.studies)."""
     p = inputs.params
@@ -350,4 +369,5 @@ def paper_numbers(inputs: PaperInputs) -> Numbers:
         ),
         one_in_six_numbers(inputs.runs("runs_1in6"), inputs.profiles),
         drop_cost_numbers(inputs.runs("runs_random_drop"), inputs.profiles),
+        decomposition_numbers(inputs.table("decomposition")),
     )
