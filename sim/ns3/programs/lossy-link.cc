@@ -18,11 +18,11 @@
  * --ns3::TcpL4Protocol::SocketType=ns3::TcpHtcp.
  */
 
+#include "../helper/linux-run-facts.h"
 #include "../helper/queue-setup.h"
 #include "../helper/run-output.h"
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
-#include "../model/tcp-linux-congestion.h"
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -182,26 +182,8 @@ main(int argc, char* argv[])
     {
         status = "timeout"; // the cap ended the transfer: the numbers are lower bounds
     }
-    // Linux's own congestion control (TcpLinuxCongestion): the algorithm the connection ran,
-    // which a module may have replaced (dctcp without ECN runs dctcp-reno); a run of another
-    // algorithm than asked is kept and said so (emusim.run_status)
-    const std::string linuxAlgorithm = client->GetLinuxAlgorithm();
-    std::string linuxFacts;
-    if (!linuxAlgorithm.empty())
-    {
-        const std::string asked = TcpLinuxCongestion::DefaultAlgorithm();
-        linuxFacts = ", \"linux_congestion_control\": \"" + linuxAlgorithm +
-                     "\", \"linux_source\": \"" + emusim_cc_source_version() + "\"";
-        if (linuxAlgorithm != asked)
-        {
-            status = "other-algorithm";
-            linuxFacts += ", \"congestion_control_note\": \"the connection ran " + linuxAlgorithm +
-                          ", not " + asked + " (ECN " +
-                          (TcpLinuxCongestion::NeedsEcn(asked) ? "needed" : "not needed") +
-                          "; Linux falls back from an algorithm whose needs the connection "
-                          "does not meet)\"";
-        }
-    }
+    // Linux's own congestion control: the algorithm the connection ran
+    const std::string linuxFacts = emusim::LinuxRunFacts(client, status);
     const double elapsedS = client->GetElapsed().GetSeconds();
     const uint64_t delivered = server->GetBytesReceived();
     std::ostringstream json;

@@ -7,13 +7,14 @@
  *   192.168.1.2  ---------  192.168.1.1 | 192.168.2.1  --------  192.168.2.2
  *                 100 Mb/s               [dropper+FIFO]  100 Mb/s
  *
- * Every parameter comes from the command line; the Python side (src/emusim/backends/ns3/command.py) derives
- * them from the scenario file and documents each choice. TCP attributes are set the ns-3
+ * Every parameter comes from the command line; the Python side (src/emusim/backends/ns3/command.py)
+ * derives them from the scenario file and documents each choice. TCP attributes are set the ns-3
  * way, e.g. --ns3::TcpSocket::SegmentSize=1448.
  *
  * Workloads: tcp (the blast test), udp (the UDP blast test), ping (ICMP echo sweep point).
  */
 
+#include "../helper/linux-run-facts.h"
 #include "../helper/run-output.h"
 #include "../helper/three-host-line-helper.h"
 #include "../model/blast-apps.h"
@@ -198,6 +199,7 @@ main(int argc, char* argv[])
     Simulator::Run();
 
     std::string status = "ok";
+    std::string linuxFacts; // Linux's own congestion control, if it ran
     if (cfg.workload == "tcp")
     {
         completed = tcpClient->IsFinished();
@@ -205,6 +207,7 @@ main(int argc, char* argv[])
         {
             status = "aborted"; // TCP gave up: DataRetries retransmissions of one segment
         }
+        linuxFacts = emusim::LinuxRunFacts(tcpClient, status);
         metrics << "\"elapsed_s\": " << FormatNumber(tcpClient->GetElapsed().GetSeconds())
                 << ", \"writes\": " << cfg.writes << ", \"write_size_B\": " << cfg.writeSize
                 << ", \"payload_bytes\": " << cfg.writes * cfg.writeSize
@@ -248,7 +251,7 @@ main(int argc, char* argv[])
     std::ostringstream json;
     json << "{\"status\": \"" << status << "\", \"metrics\": {" << metrics.str()
          << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed << ", \"run\": " << cfg.run
-         << ", \"simulated_s\": " << FormatNumber(simulatedS) << "}}\n";
+         << ", \"simulated_s\": " << FormatNumber(simulatedS) << linuxFacts << "}}\n";
 
     emusim::WriteResult(json.str(), cfg.output);
     return 0;
