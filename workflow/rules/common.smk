@@ -178,12 +178,15 @@ def trace_points(name):
     if not want or name not in SCENARIOS:
         return []
 
-    def matches(point):
-        return all(
-            str(point.values.get(k)) == str(v)
-            or _as_float(point.values.get(k)) == _as_float(v)
-            for k, v in want.items()
+    def same(value, wanted):
+        # equal as text, or as numbers ("0.05" and 0.05); a name is no number
+        number = _as_float(value)
+        return str(value) == str(wanted) or (
+            number is not None and number == _as_float(wanted)
         )
+
+    def matches(point):
+        return all(same(point.values.get(k), v) for k, v in want.items())
 
     return [p for p in SCENARIOS[name].points if matches(p)]
 
@@ -195,6 +198,13 @@ def _as_float(value):
         return None
 
 
+def ns3_traces(name):
+    """Whether the ns-3 program of scenario `name` writes the TCP event trace: it takes
+    --traceFile (sim/ns3/programs/NAME.cc: testbed-2001 and lossy-link do)."""
+    program = ns3mod.program_name(SCENARIOS[name])
+    return "traceFile" in Path(f"sim/ns3/programs/{program}.cc").read_text()
+
+
 def trace_paths():
     """The traced runs: repetition 1 of each traced point, every ns-3 profile of the scenario."""
     if "ns3" not in BACKENDS:
@@ -202,9 +212,56 @@ def trace_paths():
     return [
         f"{RESULTS}/traces/{name}/{profile}/{point.id}/run1.{ext}"
         for name in config.get("traces", {}).get("points", {})
+        if name in SCENARIOS and ns3_traces(name)
         for point in trace_points(name)
         for profile in SCENARIOS[name].profiles
         for ext in ("csv.gz", "json")
+    ]
+
+
+def mininet_trace_points(name):
+    """Traced points (config `traces`) the emulation runs: its design keeps the scenario and
+    Linux has the point's TCP variant."""
+    if name not in mininet_scenarios():
+        return []
+    reg = tcp_variants.registry()
+    return [
+        p
+        for p in trace_points(name)
+        if p.variant is None or reg[p.variant].linux is not None
+    ]
+
+
+def mininet_trace_batches():
+    """(scenario, profile) of every traced emulation batch, one VM each: the scenarios of
+    config `traces.mininet` (all traced scenarios when it is not given)."""
+    traces = config.get("traces", {})
+    names = traces.get("mininet", list(traces.get("points", {})))
+    return [
+        (name, profile)
+        for name in names
+        if mininet_trace_points(name)
+        for profile in mininet_profiles(name)
+    ]
+
+
+def mininet_trace_files(name, profile):
+    """A traced emulation batch's outputs: each point's trace and run JSON, and batch.json
+    (emusim.backends.mininet.tracing; the batch runs with --results-dir RESULTS/traces).
+    """
+    base = f"{RESULTS}/traces/mininet/{name}/{profile}"
+    return [
+        f"{base}/{point.id}/run1.{ext}"
+        for point in mininet_trace_points(name)
+        for ext in ("csv.gz", "json")
+    ] + [f"{base}/batch.json"]
+
+
+def mininet_trace_paths():
+    return [
+        path
+        for name, profile in mininet_trace_batches()
+        for path in mininet_trace_files(name, profile)
     ]
 
 
@@ -506,6 +563,8 @@ def all_targets():
         ]
     if trace_paths():
         targets += [f"{RESULTS}/traces/summary.csv"]
+    if mininet_trace_paths():
+        targets += [f"{RESULTS}/traces/mininet/summary.csv"]
     if testbed_ran() and "hardware" in BACKENDS:
         targets += [f"{TESTBED_DIR}/{name}.csv" for name in TESTBED_TABLES]
     targets += [t for hooks in STUDY_RULES.values() for t in hooks.targets()]

@@ -95,3 +95,69 @@ rule mininet_selfcheck:
         "../envs/emusim.yaml"
     script:
         "../scripts/mininet_selfcheck.py"
+
+
+# The emulation's traced runs (docs/mininet.md, "Tracing the emulated TCP"): repetition 1 of
+# each traced point (config `traces`), run again in a batch of its own with the sender's TCP
+# traced by the guest kernel's tracepoints and kprobes, into the CSV of ns-3's trace; one VM
+# per scenario and profile, so a rule each (their outputs are known only per scenario).
+from types import SimpleNamespace
+
+
+def _mininet_trace_inputs(name):
+    return mininet_batch_inputs(SimpleNamespace(scenario=name))
+
+
+def _mininet_trace_args(name, input):
+    """The batch's options: its traced points only, repetition 1, the clock and delay of the
+    scenario's own batch."""
+    args = [f"--trace {p.id}" for p in mininet_trace_points(name)]
+    args += ["--trace-only", "--repetitions 1", "--point-stride 1"]
+    shift = config.get("mininet", {}).get("icount_shift", 0)
+    args.append(f"--icount-shift {'off' if shift is None else shift}")
+    if "delay" in input.keys():
+        args.append(f"--delay-json {input.delay}")
+    return " ".join(args)
+
+
+for _name, _profile in mininet_trace_batches():
+
+    rule:
+        name:
+            f"mininet_trace_{_name}_{_profile}".replace("-", "_").replace(".", "_")
+        input:
+            unpack(lambda wc, name=_name: _mininet_trace_inputs(name)),
+        output:
+            mininet_trace_files(_name, _profile),
+        log:
+            f"{PREFIX}logs/traces/mininet/{_name}/{_profile}.log",
+        conda:
+            "../envs/emusim.yaml"
+        resources:
+            emulation=1,
+        params:
+            args=lambda wc, input, name=_name: _mininet_trace_args(name, input),
+            place=config.get("mininet", {}).get("place", "auto"),
+            profile=_profile,
+            # RESULTS/traces, from the output: RESULTS/traces/mininet/SCENARIO/PROFILE/batch.json
+            results=lambda wc, output: str(Path(output[-1]).parents[3]),
+            scale=SCALE,
+        shell:
+            "python -m emusim.backends.mininet batch --scenario {input.scenario:q}"
+            " --scale {params.scale} --profile {params.profile} {params.args}"
+            " --results-dir {params.results:q} --place {params.place} 2> {log:q}"
+
+
+rule mininet_trace_summary:
+    input:
+        lambda wc: mininet_trace_paths(),
+    output:
+        f"{RESULTS}/traces/mininet/summary.csv",
+    log:
+        f"{PREFIX}logs/traces/mininet/summary.log",
+    conda:
+        "../envs/emusim.yaml"
+    params:
+        backend="mininet",
+    script:
+        "../scripts/trace_summary.py"

@@ -1,4 +1,7 @@
-"""Rule trace_summary: what each traced ns-3 run spent its time on (emusim.tcptrace)."""
+"""Rules trace_summary and mininet_trace_summary: what each traced run spent its time on
+(emusim.tcptrace), ns-3's runs or the emulation's. The emulation's rows (params.backend
+mininet) add the run's own counts beside the trace's, and what only its trace has (RTO
+firings, the kernel's retransmission count)."""
 
 import json
 import sys
@@ -12,6 +15,7 @@ import _log
 from emusim import tcptrace
 
 log = _log.setup(snakemake)  # noqa: F821
+backend = snakemake.params.get("backend")  # noqa: F821
 rows = []
 for path in snakemake.input:  # noqa: F821
     if not path.endswith(".csv.gz"):
@@ -20,7 +24,25 @@ for path in snakemake.input:  # noqa: F821
     scenario, profile, point = Path(path).parts[-4:-1]
     trace = tcptrace.read(path)
     row = {"scenario": scenario, "profile": profile, "point": point, "status": run["status"]}
+    if backend is not None:
+        row = {"backend": backend, **row}
     row.update(tcptrace.summary(trace))
+    if backend == "mininet":
+        m, facts = run["metrics"], run["provenance"]["mininet"]["trace"]
+        row.update(
+            {
+                "rto_firings": int((trace["event"] == "timeout").sum()),
+                "kernel_retransmits": facts["kernel_retransmits"],
+                # a lost SYN's or FIN's: the kernel counts them, ns-3's CSV has no row
+                "control_retransmissions": facts.get("control_retransmissions", 0),
+                "run_elapsed_s": m["elapsed_s"],
+                "run_packets_sent": m["packets_sent"],
+                "run_retransmissions": m["retransmissions"],
+                "run_rto_timeouts": m["rto_timeouts"],
+                "run_fast_recoveries": m["fast_recoveries"],
+                "trace_complete": facts["complete"],
+            }
+        )
     rows.append(row)
     log.info("%s/%s/%s: %s", scenario, profile, point, row)
 pd.DataFrame(rows).to_csv(snakemake.output[0], index=False)  # noqa: F821

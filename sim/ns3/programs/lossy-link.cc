@@ -23,6 +23,7 @@
 #include "../helper/run-output.h"
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
+#include "../model/tcp-event-trace.h"
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -57,6 +58,7 @@ struct RunConfig
     uint64_t seed{1};                 //!< RngSeed
     uint64_t run{1};                  //!< RngRun
     std::string output;               //!< JSON path ("" or "-": stdout)
+    std::string traceFile;            //!< TCP event trace CSV ("" = none)
 };
 
 /// The lossy egress of the middle link: random loss of packets to `toward`, then a FIFO.
@@ -104,6 +106,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "RngSeed", cfg.seed);
     cmd.AddValue("run", "RngRun", cfg.run);
     cmd.AddValue("output", "JSON output path (- for stdout)", cfg.output);
+    cmd.AddValue("traceFile", "TCP event trace CSV", cfg.traceFile);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_UNLESS(cfg.workload == "tcp", "--workload must be tcp, not " << cfg.workload);
@@ -164,6 +167,16 @@ main(int argc, char* argv[])
     client->SetAttribute("WriteSize", UintegerValue(cfg.writeSize));
     sender->AddApplication(client);
     client->TraceConnectWithoutContext("Done", MakeCallback(+[](Time) { Simulator::Stop(); }));
+    // the sender's TCP events and the data the lossy link drops (tcp-event-trace.h)
+    Ptr<TcpEventTrace> eventTrace;
+    if (!cfg.traceFile.empty())
+    {
+        eventTrace = CreateObject<TcpEventTrace>();
+        eventTrace->Open(cfg.traceFile);
+        eventTrace->WatchRouterQueue(forward);
+        client->TraceConnectWithoutContext("Socket",
+                                           MakeCallback(&TcpEventTrace::WatchSocket, eventTrace));
+    }
 
     Simulator::Stop(Seconds(cfg.maxSimTimeS));
     Simulator::Run();
@@ -203,6 +216,10 @@ main(int argc, char* argv[])
          << ", \"congestion_control\": \"" << socketType.Get().GetName() << "\"" << linuxFacts
          << "}}\n";
     Simulator::Destroy();
+    if (eventTrace)
+    {
+        eventTrace->Dispose(); // flushes the trace file
+    }
     emusim::WriteResult(json.str(), cfg.output);
     return 0;
 }

@@ -51,6 +51,7 @@ class Type:
     size: int  # bytes (struct, union, int, enum); the referenced type's id for aliases and PTR
     members: tuple[Member, ...] = ()
     array: tuple[int, int] | None = None  # (element type id, number of elements)
+    values: tuple[tuple[str, int], ...] = ()  # an enum's enumerators
 
 
 @dataclass(frozen=True)
@@ -77,32 +78,60 @@ class BTF:
         if magic != MAGIC:
             raise BTFError(f"not BTF (magic {magic:#x}, expected {MAGIC:#x})")
         type_off, type_len, str_off, str_len = struct.unpack_from("<IIII", data, 8)
+        self._data = data
         self._strings = data[hdr_len + str_off : hdr_len + str_off + str_len]
-        self.types: list[Type | None] = [None]
+        # One pass over the records: where each type is; a type is decoded when asked for
+        # (`type`), so that a kernel's 100 000 types cost one scan, not 100 000 objects.
+        self._records: list[tuple[int, int, int, int, int, int]] = [(0, 0, 0, 0, 0, 0)]
+        self._decoded: dict[int, Type] = {}
         self.by_name: dict[tuple[int, str], int] = {}
+        named = (STRUCT, UNION, ENUM, ENUM64)
+        unpack = struct.Struct("<III").unpack_from
         pos, end = hdr_len + type_off, hdr_len + type_off + type_len
         while pos < end:
-            name_off, info, size = struct.unpack_from("<III", data, pos)
-            pos += 12
-            kind, vlen, kflag = (info >> 24) & 0x1F, info & 0xFFFF, info >> 31
-            name = self._str(name_off)
-            members: tuple[Member, ...] = ()
-            array = None
-            if kind in (STRUCT, UNION):
-                out = []
-                for i in range(vlen):
-                    m_name, m_type, m_off = struct.unpack_from("<III", data, pos + 12 * i)
-                    bits = (m_off >> 24) if kflag else 0
-                    off = (m_off & 0xFFFFFF) if kflag else m_off
-                    out.append(Member(self._str(m_name), m_type, off, bits))
-                members = tuple(out)
-            elif kind == ARRAY:
-                elem, _index, nelems = struct.unpack_from("<III", data, pos)
-                array = (elem, nelems)
-            pos += _EXTRA_FIXED.get(kind, 0) + _EXTRA_PER_MEMBER.get(kind, 0) * vlen
-            self.types.append(Type(kind, name, size, members, array))
-            if name and kind in (STRUCT, UNION):
-                self.by_name.setdefault((kind, name), len(self.types) - 1)
+            name_off, info, size = unpack(data, pos)
+            kind, vlen = (info >> 24) & 0x1F, info & 0xFFFF
+            self._records.append((pos + 12, kind, vlen, info >> 31, size, name_off))
+            if name_off and kind in named:
+                self.by_name.setdefault((kind, self._str(name_off)), len(self._records) - 1)
+            pos += 12 + _EXTRA_FIXED.get(kind, 0) + _EXTRA_PER_MEMBER.get(kind, 0) * vlen
+
+    def __len__(self) -> int:
+        return len(self._records) - 1
+
+    def type(self, type_id: int) -> Type | None:
+        """Type ``type_id`` (None for void or an id out of range)."""
+        if type_id in self._decoded:
+            return self._decoded[type_id]
+        if not 0 < type_id < len(self._records):
+            return None
+        pos, kind, vlen, kflag, size, name_off = self._records[type_id]
+        data = self._data
+        members: tuple[Member, ...] = ()
+        array = None
+        values: tuple[tuple[str, int], ...] = ()
+        if kind in (STRUCT, UNION):
+            out = []
+            for i in range(vlen):
+                m_name, m_type, m_off = struct.unpack_from("<III", data, pos + 12 * i)
+                bits = (m_off >> 24) if kflag else 0
+                off = (m_off & 0xFFFFFF) if kflag else m_off
+                out.append(Member(self._str(m_name), m_type, off, bits))
+            members = tuple(out)
+        elif kind == ARRAY:
+            elem, _index, nelems = struct.unpack_from("<III", data, pos)
+            array = (elem, nelems)
+        elif kind == ENUM:
+            values = tuple(
+                (self._str(n), v)
+                for n, v in (struct.unpack_from("<Ii", data, pos + 8 * i) for i in range(vlen))
+            )
+        elif kind == ENUM64:
+            triples = (struct.unpack_from("<III", data, pos + 12 * i) for i in range(vlen))
+            values = tuple((self._str(n), lo | hi << 32) for n, lo, hi in triples)
+        t = Type(kind, self._str(name_off), size, members, array, values)
+        self._decoded[type_id] = t
+        return t
 
     @classmethod
     def load(cls, path: Path = VMLINUX) -> BTF:
@@ -116,7 +145,7 @@ class BTF:
         """Follow typedefs and qualifiers to the type they name."""
         seen = 0
         while type_id and seen < 64:
-            t = self.types[type_id]
+            t = self.type(type_id)
             if t is None or t.kind not in _ALIASES:
                 return type_id, t
             type_id = t.size
@@ -132,6 +161,19 @@ class BTF:
         if t.kind == PTR:
             return 8
         return t.size if t.kind in (INT, STRUCT, UNION, ENUM, ENUM64, FLOAT) else 0
+
+    def enum_value(self, enum: str, name: str) -> int:
+        """The value of enumerator ``name`` of ``enum skb_drop_reason``-like ``enum``."""
+        for kind in (ENUM, ENUM64):
+            type_id = self.by_name.get((kind, enum))
+            if type_id is not None:
+                t = self.type(type_id)
+                assert t is not None
+                for key, value in t.values:
+                    if key == name:
+                        return value
+                raise BTFError(f"enum {enum} has no {name!r}")
+        raise BTFError(f"no enum {enum!r} in this BTF")
 
     def struct(self, name: str) -> int:
         """The id of the struct (or else union) called ``name``."""

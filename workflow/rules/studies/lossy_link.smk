@@ -38,6 +38,33 @@ for _name in lossy_scenarios():
         )
 
 
+# One cell traced in both backends (config `traces`), overlaid: where ns-3 and the emulation
+# both trace a point of the study's scenario at this scale.
+for _name in lossy_scenarios():
+    _emulated = (
+        {p.id for p in mininet_trace_points(_name)}
+        if (_name in [n for n, _ in mininet_trace_batches()])
+        else set()
+    )
+    _both = [p for p in trace_points(_name) if p.id in _emulated and ns3_traces(_name)]
+    for _profile in SCENARIOS[_name].profiles[:1]:
+        for _point in _both[:1]:
+            add_figure(
+                "lossy_link",
+                f"fig_{_name.replace('-', '_')}_traces",
+                "traces",
+                lambda name=_name, profile=_profile, point=_point.id: {
+                    "ns3": f"{RESULTS}/traces/{name}/{profile}/{point}/run1.csv.gz",
+                    "mininet": f"{RESULTS}/traces/mininet/{name}/{profile}/{point}/run1.csv.gz",
+                },
+                {"point": _point.id},
+                caption="One cell traced in both backends: every data segment sent against "
+                "time, retransmissions marked and the timeouts as vertical lines (top), and the "
+                "congestion window (bottom); ns-3 runs Linux's own module on TcpLinuxSocket, "
+                "the emulation Debian's kernel (docs/linux-cc.md).",
+            )
+
+
 def lossy_paper_params():
     """Per scenario of the study (every file, run at this scale or not): the headline cell the
     paper reports per variant, the transfer size, the cap and the queue at this scale.

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from emusim import constants
+from emusim.backends.mininet import tracing
 from emusim.backends.mininet.calibration import (
     THROUGHPUT_TOLERANCE,
     delay_ok,
@@ -72,6 +73,7 @@ class BatchWriter:
         self.run_walls: list[float] = []
         self.written: list[str] = []
         self.by_key = {(r["point"], r["repetition"]): r for r in plan["runs"]}
+        self.traces = tracing.Receiver(self.by_key)  # traced runs' CSVs, as they come
         self.finished = False
         self.clock = clock_of(place, kvm, plan.get("icount_shift"))
         self.vm_clock: dict | None = None  # the whole VM's clock facts, once it has ended
@@ -86,6 +88,9 @@ class BatchWriter:
         self.git = git_revision()
 
     def record(self, kind: str, obj: dict) -> None:
+        if kind == "TRACE":  # a part of a run's trace: the run's times go to its RUN record
+            self.traces.receive(obj)
+            return
         now = time.monotonic()
         obj.setdefault("host_s", round(now - self.t_record, 3))
         self.t_record = now
@@ -333,11 +338,13 @@ def run_batch(
     point_stride: int = 1,
     icount_shift: int | str | None = "env",
     repeat_deterministic: bool = True,
+    trace: tracing.TraceRequest | None = None,
 ) -> dict:
     """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
     time of a VM without KVM (emusim.vm.icount_requested: "env" reads the environment, None
     runs it in real time); without ``repeat_deterministic`` a batch in dilated time runs a
-    point that draws no random numbers once (`make_plan`)."""
+    point that draws no random numbers once (`make_plan`); ``trace`` says which runs are
+    traced (`tracing.select`)."""
     pass  # __DROPPED__
 
     if place not in PLACES:
@@ -353,6 +360,7 @@ def run_batch(
     plan = make_plan(
         scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions, point_stride
     )
+    plan = _traced(plan, trace)
     where, reason = decide_place(plan, place)
     from emusim import vm
 
@@ -367,6 +375,7 @@ def run_batch(
             scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
             point_stride, repeat_deterministic=False,
         )  # fmt: skip
+        plan = _traced(plan, trace)
     plan["icount_shift"] = shift
     batch_path = results_dir / BACKEND / scenario.name / profile / "batch.json"
     for variant in sorted({n["variant"] for n in plan["not_implemented"]}):
@@ -404,6 +413,13 @@ def run_batch(
     _write_batch(batch_path, out)
     log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
     return out
+
+
+def _traced(plan: dict, trace: tracing.TraceRequest | None) -> dict:
+    try:
+        return tracing.select(plan, trace)
+    except ValueError as err:
+        raise BatchError(str(err)) from None
 
 
 def session_path(results_dir: Path, plan: dict) -> Path:

@@ -3,9 +3,13 @@
     python -m emusim.backends.mininet batch --scenario scenarios/NAME.yaml --scale {paper|quick}
         --profile PROFILE [--delay-json PATH] --results-dir RESULTS_ROOT
         [--place auto|host|vm] [--dropper-impl auto|module|netfilter] [--no-selfcheck]
-        [--repetitions N] [--point-stride K]
+        [--repetitions N] [--point-stride K] [--trace POINT|all ...] [--trace-only] [--trace-raw]
     python -m emusim.backends.mininet cleanup [--all]
     python -m emusim.backends.mininet capabilities
+
+`--trace` traces the emulated TCP sender of the runs of a point (``all``: every point) into
+``RUN.csv.gz`` beside each run's JSON, in the CSV of ns-3's TCP event trace (docs/mininet.md,
+"Tracing the emulated TCP"); `--trace-only` runs only the traced points.
 
 `batch` runs every point and repetition of the scenario at that scale with one TCP profile
 (``linux-2.2``, ``linux-6.1`` or ``linux-default``), or a thinned design (every K-th value of
@@ -83,6 +87,16 @@ def main(argv: list[str] | None = None) -> int:
         help="dilated time of a VM without KVM: 0..10 (QEMU icount), or off for real time "
         "(default: $EMUSIM_VM_ICOUNT_SHIFT, else 0)",
     )
+    b.add_argument(
+        "--trace",
+        action="append",
+        metavar="POINT",
+        help="trace the TCP sender of this point's runs (repeatable; 'all': every point)",
+    )
+    b.add_argument("--trace-only", action="store_true", help="run only the traced points")
+    b.add_argument(
+        "--trace-raw", action="store_true", help="keep the tracefs text too (RUN.tracefs.txt.gz)"
+    )
     e = sub.add_parser("execute", help="(internal) run a plan here; prints EMUSIM- records")
     e.add_argument("--plan", required=True, type=Path)
     e.add_argument("--place", default="vm")
@@ -104,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.dropper_impl, not args.no_selfcheck, args.vm_timeout, args.vm_cpus,
                 args.repetitions, args.point_stride, vm.parse_icount_shift(args.icount_shift),
                 not args.deterministic_once,
+                _trace_request(args.trace, args.trace_only, args.trace_raw),
             )  # fmt: skip
         elif args.cmd == "execute":
             plan = json.loads(args.plan.read_text())
@@ -123,6 +138,16 @@ def main(argv: list[str] | None = None) -> int:
         log(f"mininet: error: {err}")
         return 2
     return 0
+
+
+def _trace_request(points: list[str] | None, only: bool, raw: bool):
+    from emusim.backends.mininet.tracing import TraceRequest
+
+    if not points:
+        if only:
+            raise BatchError("--trace-only without --trace: nothing would run")
+        return None
+    return TraceRequest(None if "all" in points else frozenset(points), None, only, raw)
 
 
 if __name__ == "__main__":

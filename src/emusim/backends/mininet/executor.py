@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from emusim import run_status
+from emusim.backends.mininet import tracing
 from emusim.backends.mininet.calibration import (
     LINUX_RMEM_MAX_DEFAULT_B,
     receive_window_scale,
@@ -322,6 +323,7 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
             for entry in plan["runs"]:
                 out = run_checked(network, dropper, entry, plan, setup)
                 out["key"] = [entry["point"], entry["repetition"]]
+                tracing.emit(out, emit)  # a traced run's CSV, before its RUN record
                 emit("RUN", out)
             emit("DONE", {"wall_s": round(time.monotonic() - t_start, 3)})
         finally:
@@ -347,8 +349,10 @@ def run_checked(network, dropper, entry: dict, plan: dict, setup) -> dict:
     rejected = []
     for attempt in range(1, MAX_CLOCK_ATTEMPTS + 1):
         t0 = time.monotonic()
-        out = run_one(network, dropper, entry, plan, setup)
+        with tracing.traced(entry, network, plan["batch_id"]) as trace:
+            out = run_one(network, dropper, entry, plan, setup)
         wall = round(time.monotonic() - t0, 3)
+        trace.attach(out)
         io = out.get("mininet", {}).get("host_io_irqs", -1)
         if io <= 0 or attempt == MAX_CLOCK_ATTEMPTS:
             break

@@ -426,6 +426,12 @@ def cleanup(only_dead: bool = True, batch_id: str | None = None, plans: bool = T
                 with contextlib.suppress(OSError):
                     entry.unlink()
                     removed.append(f"plan {entry.name}")
+    # a traced run's tracefs instance and kprobes (emusim.linux.tcp_trace), on this machine
+    from emusim.linux import tcp_trace
+
+    for bid in tcp_trace.leftover_sessions():
+        if wanted(bid):
+            removed += tcp_trace.remove_session(bid)
     if REGISTRY_DIR.is_dir():
         for entry in REGISTRY_DIR.iterdir():
             if wanted(entry.name) and not (batch_id is None and _owner_alive(entry.name)):

@@ -13,10 +13,13 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from emusim import tcptrace
 from emusim.compare import axis_values
+from emusim.constants import TCP_WRITE_SIZE_B
 from emusim.plotting import (
     PROFILE_LINESTYLES,
     PROFILE_MARKERS,
+    backend_color,
     figure_style,
     metric_rows,
     save_figure,
@@ -164,10 +167,52 @@ def fig_lossy_ns3_vs_mininet(
         return save_figure(fig, stem)
 
 
+TRACE_BACKENDS = {"ns3": "ns-3", "mininet": "emulation (Linux 6.1)"}
+
+
+def fig_lossy_traces(traces: Mapping[str, pd.DataFrame], stem: Path, point: str) -> list[Path]:
+    """One cell traced in both backends (emusim.tcptrace's CSV), overlaid: every data segment
+    sent against time, retransmissions marked, and the timeouts (top); the congestion window in
+    segments (bottom)."""
+    with figure_style():
+        fig = Figure(figsize=(7.2, 6.0), layout="constrained")
+        top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
+        for backend, trace in traces.items():
+            color = backend_color(backend)
+            label = TRACE_BACKENDS.get(backend, backend)
+            tx = trace[trace["event"] == "tx"]
+            first = tx[tx["value"] == 0]
+            again = tx[tx["value"] == 1]
+            top.plot(first["t_s"], first["segment"], ",", color=color, label=f"{label}: sent")
+            top.plot(
+                again["t_s"], again["segment"], "x", ms=3, color=color, alpha=0.8,
+                label=f"{label}: retransmitted ({len(again)})",
+            )  # fmt: skip
+            timeouts = tcptrace.timeouts(trace)
+            for t in timeouts["t_s"]:
+                top.axvline(t, color=color, lw=0.4, alpha=0.35)
+            cwnd = trace[trace["event"] == "cwnd"]  # bytes; every profile's MSS is 1448 B
+            bottom.step(
+                cwnd["t_s"], cwnd["value"] / TCP_WRITE_SIZE_B, where="post", color=color, lw=0.8,
+                label=f"{label}: {len(timeouts)} timeouts",
+            )  # fmt: skip
+        top.set_ylabel("Data segment sent")
+        top.legend(loc="upper left", fontsize="small", markerscale=3)
+        top.set_title(wrap(f"lossy-link {point}: both backends traced", 90), fontsize="medium")
+        bottom.set_ylabel("cwnd (segments)")
+        bottom.set_xlabel("Time since the SYN (s; the emulation's in dilated guest time)")
+        bottom.legend(loc="upper right", fontsize="small")
+        return save_figure(fig, stem)
+
+
 def draw(kind: str, inputs: Mapping, params: Mapping, stem: Path) -> list[Path]:
     """One of the study's figures (workflow/rules/studies/lossy_link.smk): ``goodput`` (a panel
-    per delay, a line per variant, a row per backend) or ``ns3_vs_mininet``; ``params`` names
-    the scenario and the variants in the registry's order."""
+    per delay, a line per variant, a row per backend), ``ns3_vs_mininet``, or ``traces`` (one
+    cell traced in both backends); ``params`` names the scenario and the variants in the
+    registry's order, or the traced point."""
+    if kind == "traces":
+        traces = {b: tcptrace.read(inputs[b]) for b in TRACE_BACKENDS if b in inputs}
+        return fig_lossy_traces(traces, stem, params["point"])
     variants = params["variants"]
     compare = pd.read_csv(inputs["compare"])
     if kind == "goodput":
