@@ -173,10 +173,10 @@ TcpLinuxSocket::GetTypeId()
             .SetGroupName("Internet")
             .AddConstructor<TcpLinuxSocket>()
             .AddAttribute("PeerPushesEverySegment",
-                          "The peer marks every data segment PSH, as Linux does for a "
-                          "sender that writes one segment per call (tcp_push): a receiver "
-                          "then acknowledges each such segment once the application has read "
-                          "it (__tcp_cleanup_rbuf)",
+                          "Take every full data segment as pushed (PSH): the receiver then "
+                          "acknowledges each once the application has read it "
+                          "(__tcp_cleanup_rbuf); ns-3 sets no PSH, and this stands in for "
+                          "Linux's ACKs on pushed segments and window updates",
                           BooleanValue(true),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_peerPushes),
                           MakeBooleanChecker());

@@ -124,9 +124,9 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   - ACK on read: a full segment carrying PSH marks the ACK "pushed" (tcp_measure_rcv_mss,
  *     :227-262); when the application has read everything, a pending ACK goes out at once
  *     (__tcp_cleanup_rbuf, net/ipv4/tcp.c). ns-3's applications read as data arrives and ns-3
- *     sets no PSH; Linux marks the last segment of every write that is not MSG_MORE (tcp_push,
- *     tcp.c:715), which is every segment of a sender writing one segment per call, as the
- *     blast applications do. PeerPushesEverySegment says the peer writes so.
+ *     sets no PSH: PeerPushesEverySegment takes every full segment as pushed, which
+ *     acknowledges every segment, more often than Linux's receiver does (its window updates
+ *     while the receive window grows are not modelled; docs/linux-cc.md).
  */
 class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
 {
