@@ -346,6 +346,7 @@ ALLOWED = [
     r"\b2001\b",
     r"IEEE~802\.3",
     r"Linux~2\.2(?:\.\d+)?\b",
+    r"Linux~6\.1\b",
     r"\bns-3\b",
     r"\$1/N\$",
     r"issue~\d+",
