@@ -194,7 +194,7 @@ def test_without_loss_both_backends_agree_on_every_variant_both_implement(study)
     table = pd.read_csv(study / "results/compare" / f"{SCENARIO}-ns3-vs-mininet.csv")
     reg = _registry(study)
     both = {n for n, v in reg.items() if v.ns3 and v.linux and not v.random} - {WITHOUT_ECN}
-    rows = table[(table["loss"].astype(str) == "0") & table["variant"].isin(both)]
+    rows = table[(table["loss"].astype(float) == 0) & table["variant"].isin(both)]
     rows = rows[rows["metric"] == "goodput_Bps"]
     assert set(rows["variant"]) == both
     assert (rows["status"] == "ok").all(), rows[["variant", "status"]]

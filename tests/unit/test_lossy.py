@@ -122,6 +122,8 @@ def test_the_paper_numbers_of_the_study(comparison):
     assert out["LossyLinkCellsTimeout"] == "1"
     assert out["LossyLinkHeadlineLossPercent"] == "5" and out["LossyLinkTransferMB"] == "1.00"
     assert out["LossyLinkSelfcheck"] == "failed: throughput"
+    # the loss-free cell of htcp, a deterministic variant both run: |(4e6 - 5e6) / 4e6|
+    assert out["LossyLinkLossFreeRelDiffMax"] == "0.250"
     empty = lossy_numbers.lossy_link_numbers("lossy-link", None, lossy.HEADLINE, None, None)
     assert set(empty) == set(out)
     assert empty["LossyLinkHeadlineRelDiffMedian"] == pn.NA

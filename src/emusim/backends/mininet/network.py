@@ -93,6 +93,22 @@ class CommandError(EmuError):
     pass
 
 
+KERNEL_DEFAULTS = {"net.ipv4.tcp_ecn": "2", "net.ipv4.tcp_congestion_control": "cubic"}
+"""Debian 6.1's values of the sysctls a run may change, for a profile that sets none."""
+
+
+def ecn_settings(cc: str | None) -> dict[str, dict[str, str]]:
+    """The sysctls per role that let an algorithm that needs ECN (dctcp) negotiate it: ECN on at
+    both ends, and the receiver's listener running the same algorithm. The sender marks its SYN
+    ECN-capable (the algorithm's INET_ECN_xmit), and a listener accepts such a SYN only if its
+    own congestion control needs ECN (tcp_ecn_create_request, net/ipv4/tcp_input.c:6902-6909);
+    otherwise dctcp falls back to dctcp-reno (tcp_dctcp.c:108-112)."""
+    receiver = {"net.ipv4.tcp_ecn": "1"}
+    if cc:
+        receiver["net.ipv4.tcp_congestion_control"] = cc
+    return {"sender": {"net.ipv4.tcp_ecn": "1"}, "receiver": receiver}
+
+
 @dataclass
 class Network:
     """Hosts in a line, shaped links, TCP settings; `start` builds it, `stop` removes it."""
@@ -461,21 +477,26 @@ class Network:
         ecn: bool = False,
     ) -> dict:
         """One TCP blast: metrics of the client, the server and the sender's counters. `cc`
-        sets the client socket's congestion control (TCP_CONGESTION); `ecn` negotiates ECN
-        (tcp_ecn = 1 at both ends for this run, the profile's value restored after)."""
+        sets the client socket's congestion control (TCP_CONGESTION); `ecn` negotiates ECN for
+        an algorithm that needs it (`ecn_settings`), the profile's values restored after."""
         if not ecn:
             return self._tcp_blast(writes, size, cap_s, clamp, cc)
-        self._set_ecn("1")
+        settings = ecn_settings(cc)
+        self._set_sysctls(settings)
         try:
             return self._tcp_blast(writes, size, cap_s, clamp, cc)
         finally:
-            self._set_ecn(None)
+            self._set_sysctls({role: dict.fromkeys(keys) for role, keys in settings.items()})
 
-    def _set_ecn(self, value: str | None) -> None:
-        """net.ipv4.tcp_ecn at both ends (per namespace): `value`, or the profile's."""
-        for role in ("sender", "receiver"):
-            want = value or self.sysctls.get(role, {}).get("net.ipv4.tcp_ecn", "2")
-            self.run(role, sysctl_command({"net.ipv4.tcp_ecn": want}))
+    def _set_sysctls(self, per_role: dict[str, dict[str, str | None]]) -> None:
+        """Sysctls per role (per namespace); None restores the profile's value, or the kernel's
+        default where the profile sets none."""
+        for role, values in per_role.items():
+            want = {
+                key: value or self.sysctls.get(role, {}).get(key, KERNEL_DEFAULTS[key])
+                for key, value in values.items()
+            }
+            self.run(role, sysctl_command(want))
 
     def _tcp_blast(
         self, writes: int, size: int, cap_s: float, clamp: str | None, cc: str | None

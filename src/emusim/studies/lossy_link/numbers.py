@@ -53,7 +53,7 @@ def lossy_link_numbers(
     loss_free = (
         None
         if not have
-        else both[(both["loss"].astype(str) == "0") & both["variant"].isin(deterministic)]
+        else both[(both["loss"].astype(float) == 0) & both["variant"].isin(deterministic)]
     )
     top = headline_rows(good, dict(headline)) if good is not None else None
     if top is not None:
