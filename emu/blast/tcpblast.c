@@ -2,7 +2,7 @@
 /*
  * tcpblast: the 2001 report's TCP blast test (§2.1, §3.1.1) for the Mininet backend.
  *
- *   tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S]
+ *   tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S] [-C CC]
  *   tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S] [-C CC]
  *
  * The client starts a CLOCK_MONOTONIC clock, connects, makes WRITES blocking write()s of SIZE
@@ -17,8 +17,13 @@
  * which one it had.
  *
  * The server prints "READY <port>" once it listens, reads everything of one connection,
- * answers its FIN with one byte, and prints a JSON object (bytes_received, ...). -w sets
- * TCP_WINDOW_CLAMP on the listening socket: the largest window it advertises.
+ * answers its FIN with one byte, and prints a JSON object (bytes_received, the connection's
+ * congestion_control, ...). -w sets
+ * TCP_WINDOW_CLAMP on the listening socket: the largest window it advertises. -C sets the
+ * listener's congestion control, which the accepted connection inherits (tcp_ca_openreq_child):
+ * a listener accepts an ECN-capable SYN only if its own algorithm needs ECN
+ * (tcp_ecn_create_request), and a socket option, unlike the namespace's default, may name an
+ * algorithm outside tcp_allowed_congestion_control (tcp_set_congestion_control, CAP_NET_ADMIN).
  *
  * Exit status: 0 done, 1 failure (message on stderr), 2 bad usage, 3 timeout (JSON printed).
  */
@@ -53,7 +58,7 @@ static void on_alarm(int sig)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S]\n"
+	fprintf(stderr, "usage: tcpblast server [-p PORT] [-w CLAMP] [-t TIMEOUT_S] [-C CC]\n"
 			"       tcpblast client -a ADDR [-p PORT] -n WRITES -s SIZE [-t TIMEOUT_S]"
 			" [-C CC]\n");
 	exit(2);
@@ -195,14 +200,15 @@ report:
 	return completed ? 0 : 3;
 }
 
-static int server(unsigned port, int clamp, double timeout_s)
+static int server(unsigned port, int clamp, double timeout_s, const char *cc)
 {
 	struct sockaddr_in sa;
 	struct tcp_info info;
 	unsigned long long received = 0;
 	static char buf[1 << 16];
 	int lfd, fd, one = 1, completed = 0, clamp_read = 0;
-	socklen_t optlen = sizeof(clamp_read);
+	socklen_t optlen = sizeof(clamp_read), cc_len = CA_NAME_MAX;
+	char cc_used[CA_NAME_MAX] = "";
 	ssize_t n;
 
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
@@ -213,6 +219,8 @@ static int server(unsigned port, int clamp, double timeout_s)
 	if (clamp > 0 &&
 	    setsockopt(lfd, IPPROTO_TCP, TCP_WINDOW_CLAMP, &clamp, sizeof(clamp)) < 0)
 		die("TCP_WINDOW_CLAMP");
+	if (cc && setsockopt(lfd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) < 0)
+		die("TCP_CONGESTION");
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)port);
@@ -259,11 +267,13 @@ static int server(unsigned port, int clamp, double timeout_s)
 		die("getsockopt TCP_INFO");
 	if (getsockopt(fd, IPPROTO_TCP, TCP_WINDOW_CLAMP, &clamp_read, &optlen) < 0)
 		die("getsockopt TCP_WINDOW_CLAMP");
+	if (getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc_used, &cc_len) < 0)
+		die("getsockopt TCP_CONGESTION");
 	printf("{\"completed\": %s, \"bytes_received\": %llu, \"rcv_mss\": %u, "
 	       "\"rcv_space\": %u, \"window_clamp\": %d, \"window_clamp_read\": %d, "
-	       "\"rcv_wscale\": %u}\n",
+	       "\"rcv_wscale\": %u, \"congestion_control\": \"%s\"}\n",
 	       completed ? "true" : "false", received, info.tcpi_rcv_mss, info.tcpi_rcv_space,
-	       clamp, clamp_read, info.tcpi_rcv_wscale);
+	       clamp, clamp_read, info.tcpi_rcv_wscale, cc_used);
 	fflush(stdout);
 	close(fd);
 	return completed ? 0 : 3;
@@ -326,5 +336,5 @@ int main(int argc, char **argv)
 			usage();
 		return client(addr, port, writes, size, timeout_s, cc);
 	}
-	return server(port, clamp, timeout_s);
+	return server(port, clamp, timeout_s, cc);
 }

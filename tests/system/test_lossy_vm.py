@@ -94,8 +94,15 @@ def test_every_linux_variant_ran_with_its_own_congestion_control(study):
             assert r["provenance"]["congestion_control"] == "dctcp-reno", r["point"]
             assert "not 'dctcp'" in r["provenance"]["mininet"]["congestion_control_note"]
             continue
-        assert r["provenance"]["congestion_control"] == wanted, r["point"]
         m = r["metrics"]
+        if wanted == "dctcp" and r["provenance"]["congestion_control"] == "dctcp-reno":
+            # A lost SYN (or SYN-ACK) is retransmitted without ECN (RFC 3168 §6.1.1.1,
+            # tcp_ecn_clear_syn, tcp_output.c:3282-3284) and dctcp falls back: only where the
+            # link loses packets, after the 1 s initial RTO, recorded as another algorithm
+            assert r["params"]["loss"] != "0" and m["elapsed_s"] > 1.0, r["point"]
+            assert r["status"] == "other-algorithm", r["point"]
+            continue
+        assert r["provenance"]["congestion_control"] == wanted, r["point"]
         assert m["goodput_Bps"] == pytest.approx(m["bytes_delivered"] / m["elapsed_s"], abs=0.01)
     modules = {v.linux.module for v in reg.values() if v.linux and v.linux.module}
     assert set(batch["variants"]["modules_loaded"]) <= modules

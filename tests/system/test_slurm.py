@@ -6,7 +6,7 @@ same targets run locally in a second copy: the results must be the same bytes.
 The subset: baseline-tcp (TCP without loss), regular-drop (the dropper, deterministic) and
 random-drop (the dropper's random numbers: seeds that depended on the process or the host
 would show here), each through its ns-3 runs, its tidy table and its statistics, with the
-delay fitted from the reference ping sweep on the way: 32 SLURM jobs, about 3 minutes here.
+delay fitted from the reference ping sweep on the way: 49 SLURM jobs, about 3 minutes here.
 The whole quick ns-3 part is some 300 jobs; each SLURM job starts Snakemake twice (its batch
 script and its job step, ~4 s of CPU), about 20 minutes on two cores.
 """
@@ -93,12 +93,12 @@ def test_results_are_the_bytes_of_a_local_run(runs):
     the benchmark TSVs are wall time and memory) and .snakemake/ (Snakemake's own records)."""
     on_slurm, local = _results(runs["slurm"]), _results(runs["local"])
     assert sorted(on_slurm) == sorted(local)
-    # the quick designs (2 repetitions), two profiles each. ns3-default: baseline-tcp 1 point
-    # and regular-drop 4 (deterministic: simulated once), random-drop 3 random points × 2 and
-    # drop rate 0 once: 1 + 4 + 7. linux-2.2's random tick phase makes every point random:
-    # 2 + 8 + 8.
+    # the quick designs (2 repetitions). ns3-default: baseline-tcp 1 point and regular-drop 4
+    # (deterministic: simulated once), random-drop 3 random points × 2 and drop rate 0 once:
+    # 1 + 4 + 7. linux-2.2's random tick phase makes every point random: 2 + 8 + 8. linux-6.1
+    # (the decomposition's profile, on the two dropper scenarios) is deterministic: 4 + 7.
     runs = [p for p in on_slurm if p.endswith(".json") and "/run" in p]
-    assert len(runs) == (1 + 4 + 7) + (2 + 8 + 8)
+    assert len(runs) == (1 + 4 + 7) + (2 + 8 + 8) + (4 + 7)
     differ = [p for p in on_slurm if on_slurm[p] != local[p]]
     assert not differ, f"differ between the SLURM and the local run: {differ}"
 
@@ -109,9 +109,9 @@ def test_every_job_went_through_slurm(runs):
     log = runs["slurm_log"]
     submitted = log.count("has been submitted with SLURM jobid")
     jobs = runs["jobs"]
-    # 30 ns-3 runs (above), a tidy table and statistics per scenario, the ping sweep's
+    # 41 ns-3 runs (above), a tidy table and statistics per scenario, the ping sweep's
     # reference table and the delay fit
-    assert submitted == len(jobs) == 30 + 2 * len(SCENARIOS) + 2
+    assert submitted == len(jobs) == 41 + 2 * len(SCENARIOS) + 2
     assert {j["JobName"] for j in jobs} == {log.split("SLURM run ID: ")[1].split()[0]}
     ends = {(j["State"], j["ExitCode"], j["NodeList"]) for j in jobs}
     assert ends == {("COMPLETED", "0:0", NODE)}

@@ -91,6 +91,27 @@ def test_tcp_blast_client_sets_and_reports_its_congestion_control(tools):
     assert res["bytes_acked"] == 100 * 1448 + 2
 
 
+def test_tcp_blast_servers_connection_inherits_its_listeners_congestion_control(tools):
+    # a listener's algorithm (-C) is what the accepted connection runs (tcp_ca_openreq_child):
+    # how the emulation lets dctcp's ECN-capable SYN be accepted
+    available = _available_congestion_controls()
+    if len(available) < 2:
+        pytest.skip("one congestion control only: nothing to choose")
+    default = Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip()
+    wanted = next(cc for cc in available if cc != default)
+    port = free_port()
+    server = start([str(tools / "tcpblast"), "server", "-p", str(port), "-C", wanted])
+    client = subprocess.run(
+        [str(tools / "tcpblast"), "client", "-a", "127.0.0.1", "-p", str(port),
+         "-n", "10", "-s", "1448"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    out, _ = server.communicate(timeout=30)
+    assert client.returncode == 0, client.stderr
+    assert json.loads(client.stdout)["congestion_control"] == default
+    assert json.loads(out.splitlines()[-1])["congestion_control"] == wanted
+
+
 def test_tcp_blast_client_refuses_an_unknown_congestion_control(tools):
     port = free_port()
     server = start([str(tools / "tcpblast"), "server", "-p", str(port), "-t", "5"])

@@ -53,7 +53,13 @@ def test_command_of_a_lossy_point(tmp_path):
     assert _arg(cmd, "linkDelayNs") == str(10_000_000 + 1920)
     assert _arg(cmd, "channelDelayNs") == "1920"
     assert _arg(cmd, "writes") == "691"
-    assert _arg(cmd, "ns3::TcpL4Protocol::SocketType") == "ns3::TcpHtcp"
+    # htcp is Linux's own module in ns-3 (sim/ns3/linux), ns3-htcp ns-3's class
+    assert _arg(cmd, "ns3::TcpL4Protocol::SocketType") == "ns3::TcpLinuxCongestion"
+    assert _arg(cmd, "ns3::TcpLinuxCongestion::Algorithm") == "htcp"
+    own = ns3.command("lossy-link", s, s.point("delay_ms=10+loss=0.05+variant=ns3-htcp"),
+                      profiles.get(PROFILE), 1, 0.0)  # fmt: skip
+    assert _arg(own, "ns3::TcpL4Protocol::SocketType") == "ns3::TcpHtcp"
+    assert not [a for a in own if a.startswith("--ns3::TcpLinuxCongestion::")]
     # the profile's other settings stay: its 200 ms RTO, its buffers
     assert _arg(cmd, "ns3::TcpSocketBase::MinRto") == "200ms"
     assert _arg(cmd, "ns3::TcpSocket::RcvBufSize") == "2097152"
@@ -88,7 +94,8 @@ def test_a_loss_free_transfer(ns3_programs):
     assert m["retransmissions"] == 0  # the sender never overflows its own queue (pacing)
     # every data segment crossed the middle link: 691 + SYN + FIN
     assert m["link_packets_forward"] == 693
-    assert out["ns3"]["congestion_control"] == "ns3::TcpLinuxReno"
+    assert out["ns3"]["congestion_control"] == "ns3::TcpLinuxCongestion"
+    assert out["ns3"]["linux_congestion_control"] == "reno"
 
 
 @pytest.mark.ns3
@@ -120,13 +127,16 @@ def test_yeah_at_a_paper_cell_runs_where_ns3s_own_class_dies(ns3_programs):
     # 12.5 % loss, 0 ms, paper scale: ns-3 3.44's TcpYeah wraps its ssThresh (one segment in
     # flight, a reduction of two), PRR sets cwnd 0, pacing 0 bps, and the RTO's send divides
     # by it (docs/variants.md, "YeAH in ns-3"); the variant's TcpYeahNoWrap runs to the cap.
-    point = "delay_ms=0+loss=0.125+variant=yeah"
+    point = "delay_ms=0+loss=0.125+variant=ns3-yeah"
     out = _run(ns3_programs, point, scale="paper")
     assert out["ns3"]["congestion_control"] == "ns3::TcpYeahNoWrap"
     assert out["status"] == "timeout" and out["metrics"]["rto_timeouts"] > 0
     assert out["metrics"]["bytes_delivered"] > 0
+    # (with ns-3's own PRR, as ns3-default has it: that is the one that sets cwnd 0; linux-6.1
+    # uses Linux's tcp_cwnd_reduction, TcpLinuxPrrRecovery)
     own = _command(ns3_programs, point, scale="paper",
-                   **{"ns3::TcpL4Protocol::SocketType": "ns3::TcpYeah"})  # fmt: skip
+                   **{"ns3::TcpL4Protocol::SocketType": "ns3::TcpYeah",
+                      "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery"})  # fmt: skip
     proc = subprocess.run(own, capture_output=True, text=True)
     assert proc.returncode == -signal.SIGFPE, "ns-3's TcpYeah no longer dies: is it fixed?"
 

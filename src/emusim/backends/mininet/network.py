@@ -97,16 +97,15 @@ KERNEL_DEFAULTS = {"net.ipv4.tcp_ecn": "2", "net.ipv4.tcp_congestion_control": "
 """Debian 6.1's values of the sysctls a run may change, for a profile that sets none."""
 
 
-def ecn_settings(cc: str | None) -> dict[str, dict[str, str]]:
+def ecn_settings() -> dict[str, dict[str, str]]:
     """The sysctls per role that let an algorithm that needs ECN (dctcp) negotiate it: ECN on at
-    both ends, and the receiver's listener running the same algorithm. The sender marks its SYN
-    ECN-capable (the algorithm's INET_ECN_xmit), and a listener accepts such a SYN only if its
-    own congestion control needs ECN (tcp_ecn_create_request, net/ipv4/tcp_input.c:6902-6909);
-    otherwise dctcp falls back to dctcp-reno (tcp_dctcp.c:108-112)."""
-    receiver = {"net.ipv4.tcp_ecn": "1"}
-    if cc:
-        receiver["net.ipv4.tcp_congestion_control"] = cc
-    return {"sender": {"net.ipv4.tcp_ecn": "1"}, "receiver": receiver}
+    both ends. The sender marks its SYN ECN-capable (the algorithm's INET_ECN_xmit), and a
+    listener accepts such a SYN only if its own congestion control needs ECN
+    (tcp_ecn_create_request, net/ipv4/tcp_input.c:6902-6909), otherwise dctcp falls back to
+    dctcp-reno (tcp_dctcp.c:108-112): the server's listener therefore runs the same algorithm,
+    set by socket option (a namespace's default may only name an algorithm in
+    tcp_allowed_congestion_control: tcp_set_default_congestion_control, tcp_cong.c:243-246)."""
+    return {"sender": {"net.ipv4.tcp_ecn": "1"}, "receiver": {"net.ipv4.tcp_ecn": "1"}}
 
 
 @dataclass
@@ -481,10 +480,10 @@ class Network:
         an algorithm that needs it (`ecn_settings`), the profile's values restored after."""
         if not ecn:
             return self._tcp_blast(writes, size, cap_s, clamp, cc)
-        settings = ecn_settings(cc)
+        settings = ecn_settings()
         self._set_sysctls(settings)
         try:
-            return self._tcp_blast(writes, size, cap_s, clamp, cc)
+            return self._tcp_blast(writes, size, cap_s, clamp, cc, listener_cc=cc)
         finally:
             self._set_sysctls({role: dict.fromkeys(keys) for role, keys in settings.items()})
 
@@ -499,13 +498,21 @@ class Network:
             self.run(role, sysctl_command(want))
 
     def _tcp_blast(
-        self, writes: int, size: int, cap_s: float, clamp: str | None, cc: str | None
+        self,
+        writes: int,
+        size: int,
+        cap_s: float,
+        clamp: str | None,
+        cc: str | None,
+        listener_cc: str | None = None,
     ) -> dict:
         self.run("receiver", ["ip", "tcp_metrics", "flush", "all"])
         guard = str(int(patient(cap_s + 60)))
         server_argv = [tool("tcpblast"), "server", "-p", str(PORT), "-t", guard]
         if clamp:
             server_argv += ["-w", clamp]
+        if listener_cc:
+            server_argv += ["-C", listener_cc]
         server = self.popen("receiver", server_argv)
         self._wait_ready(server, "the TCP blast server")
         before = self.counters("sender", flush_metrics=True)
