@@ -4,8 +4,9 @@ VENV := .venv/bin
 SCALE ?= paper
 CORES ?= all
 
-# CI's tier: everything but the `extended` tests (the virtual testbed in the VM: two boots and
-# a Snakemake study inside one, 10 minutes); `make test-all` runs every test.
+# CI's tier: everything but the `extended` tests (the virtual testbed in the VM, 10 minutes; the
+# router-forwarding study in the VM, the emulated TCP traced, the single-node SLURM cluster, 10
+# more); `make test-all` runs every test.
 PYTEST_ARGS ?= -m "not extended"
 
 .PHONY: setup study test test-all lint format clean

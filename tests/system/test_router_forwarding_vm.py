@@ -18,6 +18,8 @@ from emusim import scenario as sc
 from emusim.workloads import udp_flood
 
 pytestmark = [
+    # CI's tier leaves it out (README, "Tests"): `make test-all` runs it
+    pytest.mark.extended,
     pytest.mark.ns3,
     pytest.mark.slow,
     pytest.mark.root,

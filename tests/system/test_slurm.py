@@ -23,6 +23,8 @@ from slurm_cluster import NODE, single_node_cluster
 from workflow_copy import SNAKEMAKE, copy_workflow
 
 pytestmark = [
+    # CI's tier leaves it out (README, "Tests"): `make test-all` runs it
+    pytest.mark.extended,
     pytest.mark.ns3,
     pytest.mark.slow,
     pytest.mark.root,

@@ -18,6 +18,8 @@ from emusim import tcptrace
 from emusim.backends.mininet.tracing import trace_path
 
 pytestmark = [
+    # CI's tier leaves it out (README, "Tests"): `make test-all` runs it
+    pytest.mark.extended,
     pytest.mark.slow,
     pytest.mark.root,
     pytest.mark.vm,
