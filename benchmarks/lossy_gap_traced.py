@@ -1,0 +1,143 @@
+"""The lossy-link gap traced side by side (issue 30): where ns-3's Linux 6.1 and the emulated one
+part at the headline cell (5 % loss each way, 10 ms).
+
+    .venv/bin/python benchmarks/lossy_gap_traced.py [--out DIR] [--writes N] [--repetitions N]
+                                                    [--variant reno --variant cubic]
+
+A 1 GB run's trace overflows the guest's largest ring buffer (emusim.linux.tcp_trace,
+BUFFER_KB_MAX), so this takes a cut of the cell: the same scenario with N writes (default
+69 061, 100 MB), every run traced in both backends with the same seeds, and ns-3 a third time
+with ns-3's own receiver (TcpSocketBase, which delays its ACKs to every second segment as
+Linux's does) in place of TcpLinuxSocket's, which acknowledges every segment. Per run it prints
+what emusim.tcptrace derives: elapsed time, timeouts by cause, segments outstanding when a
+timeout series began, pauses longer than 150 ms and their total, ACKs per data packet and the
+mean window. Writes OUT/lossy_gap_traced.csv. Needs root and the VM (tools/setup mininet vm);
+about 25 minutes on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from emusim import profiles, scenario, tcptrace
+from emusim.backends.ns3 import command as ns3
+from emusim.paths import REPO_ROOT
+
+PROFILE = "linux-6.1"
+CELL = {"delay_ms": [10], "loss": ["0.05"]}
+
+
+def cut_scenario(out: Path, writes: int, repetitions: int, variants: list[str]) -> Path:
+    """lossy-link with its quick scale replaced by the traced cut (its topology beside it)."""
+    spec = yaml.safe_load((REPO_ROOT / "scenarios/lossy-link.yaml").read_text())
+    spec["scales"] = {
+        "quick": {
+            "workload": {"writes": writes},
+            "repetitions": repetitions,
+            "cap_s": spec["cap_s"],
+            "sweep": {**CELL, "variant": variants},
+        }
+    }
+    (out / "topologies").mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO_ROOT / "scenarios/topologies/lossy-link.yaml", out / "topologies")
+    path = out / "lossy-gap.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return path
+
+
+def run_ns3(path: Path, out: Path, receiver: str | None) -> None:
+    """Every point and repetition of the cut, traced; `receiver` replaces the server's socket."""
+    s = scenario.load(str(path), "quick")
+    for point in s.points:
+        for rep in range(1, s.repetitions + 1):
+            where = out / point.id
+            where.mkdir(parents=True, exist_ok=True)
+            cmd = ns3.command(
+                str(REPO_ROOT / "build/ns3/lossy-link"), s, point, profiles.get(PROFILE), rep, 0.0
+            )
+            if receiver:
+                key = "--ns3::TcpBlastServer::SocketType="
+                cmd = [a for a in cmd if not a.startswith(key)] + [key + receiver]
+            cmd.append(f"--traceFile={where}/run{rep}.csv")
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            (where / f"run{rep}.json").write_text(proc.stdout)
+            print(f"ns-3 {out.name} {point.id} rep {rep}: done", file=sys.stderr, flush=True)
+
+
+def run_emulation(path: Path, out: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "emusim.backends.mininet", "batch", "--scenario", str(path),
+         "--scale", "quick", "--profile", PROFILE, "--results-dir", str(out), "--place", "vm",
+         "--trace", "all"],
+        check=True, cwd=REPO_ROOT,
+    )  # fmt: skip
+
+
+def measured_in(backend: str, trace_path: Path) -> dict[str, str]:
+    """The kernel and the clock of a run: the emulation's batch says them, ns-3 is simulated."""
+    if backend != "mininet":
+        return {"kernel": "ns-3 3.44 (Linux 6.1 modules)", "clock": "simulated"}
+    batch = json.loads((trace_path.parents[1] / "batch.json").read_text())
+    return {"kernel": batch["kernel_release"], "clock": batch["clock"]}
+
+
+def row(backend: str, trace_path: Path) -> dict:
+    trace = tcptrace.read(trace_path)
+    series = tcptrace.timeouts(trace)
+    acks = int((trace["event"] == "ack").sum())
+    summary = tcptrace.summary(trace)
+    return {
+        "backend": backend,
+        "variant": trace_path.parent.name.split("variant=")[1],
+        "run": trace_path.name.split(".")[0],
+        "elapsed_s": round(summary["elapsed_s"], 1),
+        "timeout_series": summary["timeout_series"],
+        "retransmission_lost": summary["timeouts_retransmission_lost"],
+        "too_few_dupacks": summary["timeouts_too_few_dupacks"],
+        "outstanding_le_3": int((series["outstanding"] <= 3).sum()),
+        "outstanding_median": float(series["outstanding"].median()) if len(series) else 0.0,
+        "pauses_over_150ms": summary["rto_waits"],
+        "pause_s": round(summary["rto_wait_s"], 1),
+        "acks_per_data_packet": round(acks / summary["data_packets"], 3),
+        "mean_cwnd_segments": round(summary["mean_cwnd_segments"], 2),
+        **measured_in(backend, trace_path),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "results/benchmarks/lossy-gap")
+    parser.add_argument("--writes", type=int, default=69061)
+    parser.add_argument("--repetitions", type=int, default=2)
+    parser.add_argument("--variant", action="append", dest="variants")
+    args = parser.parse_args()
+    variants = args.variants or ["reno", "cubic"]
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = cut_scenario(args.out, args.writes, args.repetitions, variants)
+    run_ns3(path, args.out / "ns3", None)
+    run_ns3(path, args.out / "ns3-delayed-acks", "ns3::TcpSocketBase")
+    run_emulation(path, args.out / "emulation")
+    rows = [
+        row(backend, trace)
+        for backend, pattern in (
+            ("ns3", "ns3/*/run*.csv"),
+            ("ns3, ns-3's receiver", "ns3-delayed-acks/*/run*.csv"),
+            ("mininet", "emulation/mininet/lossy-gap/*/*/run*.csv.gz"),
+        )
+        for trace in sorted(args.out.glob(pattern))
+    ]
+    table = pd.DataFrame(rows).sort_values(["variant", "backend", "run"])
+    table.to_csv(args.out / "lossy_gap_traced.csv", index=False)
+    print(table.to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
