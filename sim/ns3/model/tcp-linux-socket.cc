@@ -219,16 +219,7 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
 
 TcpLinuxSocket::~TcpLinuxSocket()
 {
-    auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
-    if (cc)
-    {
-        cc->SetFacts(nullptr);
-    }
-    auto recovery = DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps);
-    if (recovery)
-    {
-        recovery->SetFacts(nullptr);
-    }
+    ShareFacts(false);
 }
 
 void
@@ -247,15 +238,21 @@ TcpLinuxSocket::Fork()
 void
 TcpLinuxSocket::AttachFacts()
 {
+    ShareFacts(true);
+}
+
+void
+TcpLinuxSocket::ShareFacts(bool share)
+{
     auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
     if (cc)
     {
-        cc->SetFacts(this);
+        cc->SetFacts(share ? this : nullptr);
     }
     auto recovery = DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps);
     if (recovery)
     {
-        recovery->SetFacts(this);
+        recovery->SetFacts(share ? this : nullptr);
     }
 }
 

@@ -190,8 +190,14 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
         bool sacked{false};        //!< TCPCB_SACKED_ACKED
     };
 
-    /// Give a TcpLinuxCongestion this socket's facts.
+    /// Give a TcpLinuxCongestion and a TcpLinuxPrrRecovery this socket's facts.
     void AttachFacts();
+    /**
+     * @brief Hand the congestion control and the recovery (where they are Linux's) this
+     * socket's facts, or take them back.
+     * @param share false when the socket goes
+     */
+    void ShareFacts(bool share);
     /// The clock in µs.
     static uint64_t NowUs();
     /// tcp_cwnd_validate after a segment went out.
