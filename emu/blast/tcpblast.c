@@ -18,9 +18,8 @@
  *
  * The server prints "READY <port>" once it listens, reads everything of one connection,
  * answers its FIN with one byte, and prints a JSON object (bytes_received, the connection's
- * congestion_control, ...). -w sets
- * TCP_WINDOW_CLAMP on the listening socket: the largest window it advertises. -C sets the
- * listener's congestion control, which the accepted connection inherits (tcp_ca_openreq_child):
+ * congestion_control, ...). -w sets TCP_WINDOW_CLAMP on the listening socket: the largest
+ * window it advertises. -C sets the listener's congestion control, which the accepted connection inherits (tcp_ca_openreq_child):
  * a listener accepts an ECN-capable SYN only if its own algorithm needs ECN
  * (tcp_ecn_create_request), and a socket option, unlike the namespace's default, may name an
  * algorithm outside tcp_allowed_congestion_control (tcp_set_congestion_control, CAP_NET_ADMIN).

@@ -236,12 +236,6 @@ TcpLinuxSocket::Fork()
 }
 
 void
-TcpLinuxSocket::AttachFacts()
-{
-    ShareFacts(true);
-}
-
-void
 TcpLinuxSocket::ShareFacts(bool share)
 {
     auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
@@ -313,7 +307,7 @@ TcpLinuxSocket::ValidateCwnd()
 uint32_t
 TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
-    AttachFacts();
+    ShareFacts(true);
     // the connection is established: Linux has initialised its congestion control
     // (tcp_init_transfer) before the first data segment
     auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
@@ -348,7 +342,7 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
 void
 TcpLinuxSocket::SendEmptyPacket(uint8_t flags)
 {
-    AttachFacts();
+    ShareFacts(true);
     if (flags & TcpHeader::SYN)
     {
         // the SYN, or the listener's SYN-ACK: its round trip is the first RTT sample
@@ -366,7 +360,7 @@ TcpLinuxSocket::SendEmptyPacket(uint8_t flags)
 void
 TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
 {
-    AttachFacts();
+    ShareFacts(true);
     const uint64_t now = NowUs();
     const uint32_t ack = tcpHeader.GetAckNumber().GetValue();
     const uint32_t priorDelivered = m_delivered;

@@ -190,8 +190,6 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
         bool sacked{false};        //!< TCPCB_SACKED_ACKED
     };
 
-    /// Give a TcpLinuxCongestion and a TcpLinuxPrrRecovery this socket's facts.
-    void AttachFacts();
     /**
      * @brief Hand the congestion control and the recovery (where they are Linux's) this
      * socket's facts, or take them back.
