@@ -8,7 +8,8 @@ A 1 GB run's trace overflows the guest's largest ring buffer (emusim.linux.tcp_t
 BUFFER_KB_MAX), so this takes a cut of the cell: the same scenario with N writes (default
 69 061, 100 MB), every run traced in both backends with the same seeds, and ns-3 a third time
 with ns-3's own receiver (TcpSocketBase, which delays its ACKs to every second segment as
-Linux's does) in place of TcpLinuxSocket's, which acknowledges every segment. Per run it prints
+Linux's does) in place of TcpLinuxSocket's, which acknowledges every segment, and a fourth time
+with TcpLinuxSocket's receiver acknowledging every second segment. Per run it prints
 what emusim.tcptrace derives: elapsed time, timeouts by cause, segments outstanding when a
 timeout series began, pauses longer than 150 ms and their total, ACKs per data packet and the
 mean window. Writes OUT/lossy_gap_traced.csv. Needs root and the VM (tools/setup mininet vm);
@@ -33,6 +34,9 @@ from emusim.paths import REPO_ROOT
 
 PROFILE = "linux-6.1"
 CELL = {"delay_ms": [10], "loss": ["0.05"]}
+# TcpLinuxSocket's receiver takes every full segment as pushed (ACK on read); false leaves it
+# Linux's ACK for every second full segment and its quick ACKs
+EVERY_SEGMENT_PUSHED = "ns3::TcpLinuxSocket::PeerPushesEverySegment"
 
 
 def cut_scenario(out: Path, writes: int, repetitions: int, variants: list[str]) -> Path:
@@ -53,8 +57,9 @@ def cut_scenario(out: Path, writes: int, repetitions: int, variants: list[str]) 
     return path
 
 
-def run_ns3(path: Path, out: Path, receiver: str | None) -> None:
-    """Every point and repetition of the cut, traced; `receiver` replaces the server's socket."""
+def run_ns3(path: Path, out: Path, receiver: str | None, *extra: str) -> None:
+    """Every point and repetition of the cut, traced; `receiver` replaces the server's socket,
+    `extra` are more ns-3 attributes."""
     s = scenario.load(str(path), "quick")
     for point in s.points:
         for rep in range(1, s.repetitions + 1):
@@ -66,7 +71,7 @@ def run_ns3(path: Path, out: Path, receiver: str | None) -> None:
             if receiver:
                 key = "--ns3::TcpBlastServer::SocketType="
                 cmd = [a for a in cmd if not a.startswith(key)] + [key + receiver]
-            cmd.append(f"--traceFile={where}/run{rep}.csv")
+            cmd += [*extra, f"--traceFile={where}/run{rep}.csv"]
             proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
             (where / f"run{rep}.json").write_text(proc.stdout)
             print(f"ns-3 {out.name} {point.id} rep {rep}: done", file=sys.stderr, flush=True)
@@ -124,12 +129,14 @@ def main() -> None:
     path = cut_scenario(args.out, args.writes, args.repetitions, variants)
     run_ns3(path, args.out / "ns3", None)
     run_ns3(path, args.out / "ns3-delayed-acks", "ns3::TcpSocketBase")
+    run_ns3(path, args.out / "ns3-every-second", None, f"--{EVERY_SEGMENT_PUSHED}=false")
     run_emulation(path, args.out / "emulation")
     rows = [
         row(backend, trace)
         for backend, pattern in (
             ("ns3", "ns3/*/run*.csv"),
             ("ns3, ns-3's receiver", "ns3-delayed-acks/*/run*.csv"),
+            ("ns3, ACK every second segment", "ns3-every-second/*/run*.csv"),
             ("mininet", "emulation/mininet/lossy-gap/*/*/run*.csv.gz"),
         )
         for trace in sorted(args.out.glob(pattern))

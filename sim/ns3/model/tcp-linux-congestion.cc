@@ -341,8 +341,16 @@ TcpLinuxCongestion::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAck
     NS_LOG_FUNCTION(this << tcb << segmentsAcked);
     emusim_cc* cc = Started(tcb);
     Load(tcb);
+    // Linux grows the window by the segments this ACK newly delivered (tcp_cong_control,
+    // tcp_input.c:3573-3588). ns-3 3.44's ProcessAck passes that too, except on the ACK that
+    // ends fast recovery, where it passes the whole cumulative advance, segments SACKed
+    // earlier included (tcp-socket-base.cc, "exiting CA_RECOVERY -> CA_OPEN"), and the one
+    // that ends a timeout's recovery, where it passes the advance beyond the recovery point.
+    // Right after cwnd is set to ssthresh, the first grew the window by about two segments
+    // more than Linux's (docs/linux-cc.md, "The window after recovery").
+    const uint32_t acked = m_facts != nullptr ? m_facts->LastAckDelivered() : segmentsAcked;
     AckScope scope(tcb);
-    emusim_cc_cong_avoid(cc, &m_state, m_state.snd_una, segmentsAcked);
+    emusim_cc_cong_avoid(cc, &m_state, m_state.snd_una, acked);
     Store(tcb);
 }
 

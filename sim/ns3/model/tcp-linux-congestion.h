@@ -48,6 +48,14 @@ class TcpLinuxFacts
      * @param inFlightBytes mss x (delivered - delivered when that packet was sent)
      */
     virtual void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const = 0;
+
+    /**
+     * @brief Segments the ACK being processed newly delivered, cumulatively or by SACK
+     * (tp->delivered - prior_delivered, tcp_newly_delivered, tcp_input.c:3869-3880): what
+     * tcp_cong_control hands cong_avoid as acked_sacked (:3573-3588).
+     * @return the segments
+     */
+    virtual uint32_t LastAckDelivered() const = 0;
 };
 
 /**

@@ -212,7 +212,8 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_cwndUsageSeq(sock.m_cwndUsageSeq),
       m_lsndtimeJiffies(sock.m_lsndtimeJiffies),
       m_minRttUs(sock.m_minRttUs),
-      m_rttMin(sock.m_rttMin)
+      m_rttMin(sock.m_rttMin),
+      m_peerPushes(sock.m_peerPushes)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
 }
@@ -644,6 +645,12 @@ TcpLinuxSocket::LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const
 {
     rttUs = m_ackRttUs;
     inFlightBytes = m_ackInFlightBytes;
+}
+
+uint32_t
+TcpLinuxSocket::LastAckDelivered() const
+{
+    return m_ackDelivered;
 }
 
 } // namespace ns3

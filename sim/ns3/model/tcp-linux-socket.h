@@ -157,6 +157,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
 
     void FillLinuxState(emusim_tcp_state& state) const override;
     void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const override;
+    uint32_t LastAckDelivered() const override;
     void LastAckForRecovery(uint32_t& newlyAckedSacked,
                             uint32_t& newlyLost,
                             bool& sndUnaAdvanced,
