@@ -8,8 +8,8 @@ A 1 GB run's trace overflows the guest's largest ring buffer (emusim.linux.tcp_t
 BUFFER_KB_MAX), so this takes a cut of the cell: the same scenario with N writes (default
 69 061, 100 MB), every run traced in both backends with the same seeds, and ns-3 a third time
 with ns-3's own receiver (TcpSocketBase, which delays its ACKs to every second segment as
-Linux's does) in place of TcpLinuxSocket's, which acknowledges every segment, and a fourth time
-with TcpLinuxSocket's receiver acknowledging every second segment. Per run it prints
+Linux's does, without Linux's quick ACKs) in place of TcpLinuxSocket's, and a fourth time with
+TcpLinuxSocket's receiver acknowledging every segment (PeerPushesEverySegment). Per run it prints
 what emusim.tcptrace derives: elapsed time, timeouts by cause, segments outstanding when a
 timeout series began, pauses longer than 150 ms and their total, ACKs per data packet and the
 mean window. Writes OUT/lossy_gap_traced.csv. Needs root and the VM (tools/setup mininet vm);
@@ -34,8 +34,7 @@ from emusim.paths import REPO_ROOT
 
 PROFILE = "linux-6.1"
 CELL = {"delay_ms": [10], "loss": ["0.05"]}
-# TcpLinuxSocket's receiver takes every full segment as pushed (ACK on read); false leaves it
-# Linux's ACK for every second full segment and its quick ACKs
+# true: TcpLinuxSocket's receiver takes every full segment as pushed and acknowledges each
 EVERY_SEGMENT_PUSHED = "ns3::TcpLinuxSocket::PeerPushesEverySegment"
 
 
@@ -129,14 +128,14 @@ def main() -> None:
     path = cut_scenario(args.out, args.writes, args.repetitions, variants)
     run_ns3(path, args.out / "ns3", None)
     run_ns3(path, args.out / "ns3-delayed-acks", "ns3::TcpSocketBase")
-    run_ns3(path, args.out / "ns3-every-second", None, f"--{EVERY_SEGMENT_PUSHED}=false")
+    run_ns3(path, args.out / "ns3-every-segment", None, f"--{EVERY_SEGMENT_PUSHED}=true")
     run_emulation(path, args.out / "emulation")
     rows = [
         row(backend, trace)
         for backend, pattern in (
             ("ns3", "ns3/*/run*.csv"),
             ("ns3, ns-3's receiver", "ns3-delayed-acks/*/run*.csv"),
-            ("ns3, ACK every second segment", "ns3-every-second/*/run*.csv"),
+            ("ns3, ACK every segment", "ns3-every-segment/*/run*.csv"),
             ("mininet", "emulation/mininet/lossy-gap/*/*/run*.csv.gz"),
         )
         for trace in sorted(args.out.glob(pattern))

@@ -105,13 +105,18 @@ def test_bad_multiflow_workloads_are_refused_with_key_and_value(tmp_path, worklo
 def test_the_wan_profile_is_linux_6_1_with_larger_buffers():
     base = profiles.get("linux-6.1").ns3_attributes()
     wan = profiles.get("linux-6.1-wan").ns3_attributes()
+    growth = "ns3::TcpLinuxSocket::WindowGrowthLimit"
     buffers = {"ns3::TcpSocket::RcvBufSize", "ns3::TcpSocket::SndBufSize"}
-    assert {k: v for k, v in wan.items() if k not in buffers} == {
-        k: v for k, v in base.items() if k not in buffers
+    assert {k: v for k, v in wan.items() if k not in buffers | {growth}} == {
+        k: v for k, v in base.items() if k not in buffers | {growth}
     }
     # above 800 Mb/s x 240 ms + 4000 x 1448 B, the largest window the study needs
     need_B = 800e6 / 8 * 0.240 + 4000 * 1448
     assert all(int(wan[k]) > need_B for k in buffers)
+    # rcv_ssthresh grows to tcp_win_from_space(tcp_rmem[2]) / 2 (__tcp_grow_window): half the
+    # window offered, which is half of tcp_rmem[2] (tcp_adv_win_scale = 1)
+    for profile in (base, wan):
+        assert int(profile[growth]) == int(profile["ns3::TcpSocket::RcvBufSize"]) // 2
 
 
 def test_phase_table_against_a_hand_made_series():

@@ -15,6 +15,7 @@
 #include "ns3/tcp-option-ts.h"
 #include "ns3/tcp-rx-buffer.h"
 #include "ns3/tcp-tx-buffer.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <vector>
@@ -33,8 +34,12 @@ namespace
 constexpr uint32_t MIN_RTT_WINDOW_S = 300;
 /// TCP_MAX_QUICKACKS, include/net/tcp.h
 constexpr uint32_t MAX_QUICKACKS = 16;
-/// TCP_DEFAULT_INIT_RCVWND, include/net/tcp.h: the initial receive window in segments
-constexpr uint32_t INIT_RCVWND_SEGMENTS = 10;
+/// U16_MAX: the largest window a SYN can offer, tcp_select_initial_window's cap on the
+/// initial receive window (net/ipv4/tcp_output.c:229-232)
+constexpr uint32_t MAX_INITIAL_WINDOW = 65535;
+/// tcp_event_data_recv grows the window only for segments of this many bytes or more
+/// (tcp_input.c:835-836)
+constexpr uint32_t GROW_WINDOW_MIN_LEN = 128;
 
 /// Sequence order with wrap (include/net/tcp.h: before)
 bool
@@ -175,11 +180,20 @@ TcpLinuxSocket::GetTypeId()
             .AddAttribute("PeerPushesEverySegment",
                           "Take every full data segment as pushed (PSH): the receiver then "
                           "acknowledges each once the application has read it "
-                          "(__tcp_cleanup_rbuf); ns-3 sets no PSH, and this stands in for "
-                          "Linux's ACKs on pushed segments and window updates",
-                          BooleanValue(true),
+                          "(__tcp_cleanup_rbuf). ns-3 sets no PSH; a Linux bulk sender marks "
+                          "it at the end of a write only, so this is off",
+                          BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_peerPushes),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            .AddAttribute("WindowGrowthLimit",
+                          "Bytes: the receiver's rcv_ssthresh grows with each in-order segment "
+                          "while it is at most this (__tcp_grow_window, tcp_input.c:484-499: "
+                          "tcp_win_from_space(tcp_rmem[2]) / 2 for a segment whose truesize is "
+                          "2 to 4 times its payload, halved for each further doubling); "
+                          "0: no limit but the buffer",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TcpLinuxSocket::m_windowGrowthLimit),
+                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -213,7 +227,9 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_lsndtimeJiffies(sock.m_lsndtimeJiffies),
       m_minRttUs(sock.m_minRttUs),
       m_rttMin(sock.m_rttMin),
-      m_peerPushes(sock.m_peerPushes)
+      m_peerPushes(sock.m_peerPushes),
+      m_rcvSsthresh(sock.m_rcvSsthresh),
+      m_windowGrowthLimit(sock.m_windowGrowthLimit)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
 }
@@ -545,6 +561,59 @@ TcpLinuxSocket::IncreaseQuickAcks(uint32_t receiveWindowBytes)
     m_quickAcks = std::max(m_quickAcks, quickAcks);
 }
 
+uint32_t
+TcpLinuxSocket::ReceiveWindow() const
+{
+    const uint32_t freeBytes = m_tcb->m_rxBuffer->MaxBufferSize() - m_tcb->m_rxBuffer->Size();
+    return m_rcvSsthresh == 0 ? freeBytes : std::min(freeBytes, m_rcvSsthresh);
+}
+
+void
+TcpLinuxSocket::GrowWindow(uint32_t length)
+{
+    // room = min(window_clamp, tcp_space) - rcv_ssthresh (tcp_input.c:526): ns-3's buffer is
+    // the window Linux's buffer offers (the profile's RcvBufSize), less what it holds
+    const uint32_t clamp = m_tcb->m_rxBuffer->MaxBufferSize();
+    const uint32_t space = clamp - m_tcb->m_rxBuffer->Size();
+    const uint32_t limit = std::min(clamp, space);
+    if (limit <= m_rcvSsthresh)
+    {
+        return;
+    }
+    // __tcp_grow_window gives 2 rcv_mss while rcv_ssthresh is at most its window
+    // (tcp_input.c:484-499), here WindowGrowthLimit; the increase is at least 2 len (:546)
+    if (m_windowGrowthLimit != 0 && m_rcvSsthresh > m_windowGrowthLimit)
+    {
+        return;
+    }
+    const uint32_t increase = std::max(2 * m_rcvMss, 2 * length);
+    m_rcvSsthresh += std::min(limit - m_rcvSsthresh, increase);
+    m_quickAcks |= 1; // icsk_ack.quick |= 1 (:548): this segment is acknowledged at once
+}
+
+uint16_t
+TcpLinuxSocket::AdvertisedWindowSize(bool scale) const
+{
+    if (m_rcvSsthresh == 0 || m_tcb->m_rxBuffer->GotFin())
+    {
+        return TcpSocketBase::AdvertisedWindowSize(scale);
+    }
+    // __tcp_select_window: the free space, at most rcv_ssthresh (tcp_output.c:3082-3083);
+    // ns-3's free space is MaxRxSequence - NextRxSequence, as TcpSocketBase computes it
+    const uint32_t freeBytes = static_cast<uint32_t>(m_tcb->m_rxBuffer->MaxRxSequence() -
+                                                     m_tcb->m_rxBuffer->NextRxSequence());
+    uint32_t window = std::min(freeBytes, m_rcvSsthresh);
+    if (window != m_advWnd)
+    {
+        const_cast<TcpLinuxSocket*>(this)->m_advWnd = window; // traced, as TcpSocketBase does
+    }
+    if (scale)
+    {
+        window >>= m_rcvWindShift;
+    }
+    return static_cast<uint16_t>(std::min<uint32_t>(window, m_maxWinSize));
+}
+
 void
 TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 {
@@ -565,8 +634,13 @@ TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
         const uint32_t now = emusim_jiffies32(Simulator::Now().GetNanoSeconds());
         if (!m_delackStarted)
         {
-            IncreaseQuickAcks(std::min(m_tcb->m_rxBuffer->MaxBufferSize(),
-                                       INIT_RCVWND_SEGMENTS * m_tcb->m_segmentSize));
+            // the window the connection offered first (tcp_select_initial_window,
+            // tcp_output.c:217-232; rcv_ssthresh = rcv_wnd, tcp_minisocks.c:522): the
+            // buffer's window rounded down to whole segments, at most 65535
+            const uint32_t mss = m_tcb->m_segmentSize;
+            const uint32_t space = m_tcb->m_rxBuffer->MaxBufferSize();
+            m_rcvSsthresh = std::min(space > mss ? space / mss * mss : space, MAX_INITIAL_WINDOW);
+            IncreaseQuickAcks(ReceiveWindow());
             m_delackStarted = true;
         }
         else
@@ -576,10 +650,14 @@ TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
                 TcpLinuxRttEstimator::JIFFY_US;
             if (static_cast<int32_t>(now - m_lrcvtimeJiffies) > static_cast<int64_t>(rtoJiffies))
             {
-                IncreaseQuickAcks(m_tcb->m_rxBuffer->MaxBufferSize() - m_tcb->m_rxBuffer->Size());
+                IncreaseQuickAcks(ReceiveWindow());
             }
         }
         m_lrcvtimeJiffies = now;
+        if (length >= GROW_WINDOW_MIN_LEN)
+        {
+            GrowWindow(length);
+        }
     }
     // in quick-ACK mode every segment is acknowledged at once (tcp_in_quickack_mode)
     const uint32_t delAckMaxCount = m_delAckMaxCount;

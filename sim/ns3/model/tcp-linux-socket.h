@@ -116,17 +116,22 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   after the ACK against before it, less those the ACK acknowledged) and the packets in flight.
  * - **The receiver's ACKs** (ns-3: every DelAckCount-th segment, or after DelAckTimeout):
  *   - quick ACKs: the first data segment gives min(16, rcv_wnd / (2 rcv_mss)) credits
- *     (tcp_event_data_recv and tcp_incr_quickack, tcp_input.c:291-301, 794-830; rcv_wnd is the
- *     initial 10 segments, tcp_select_initial_window), as does data after a gap longer than the
- *     receiver's RTO; while credits last every segment is acknowledged at once
- *     (tcp_in_quickack_mode), each ACK sent spending one (tcp_dec_quickack_mode,
- *     include/net/tcp.h:364-377).
+ *     (tcp_event_data_recv and tcp_incr_quickack, tcp_input.c:291-301, 794-830), as does data
+ *     after a gap longer than the receiver's RTO; while credits last every segment is
+ *     acknowledged at once (tcp_in_quickack_mode), each ACK sent spending one
+ *     (tcp_dec_quickack_mode, include/net/tcp.h:364-377).
+ *   - the receive window's growth: rcv_ssthresh starts at the initial window, min(the buffer's
+ *     window rounded down to whole segments, 65535) (tcp_select_initial_window,
+ *     tcp_output.c:205-245), and each in-order segment of 128 bytes or more raises it by
+ *     max(2 rcv_mss, 2 len) while there is room and it is at most WindowGrowthLimit, giving a
+ *     quick-ACK credit each time (tcp_grow_window and __tcp_grow_window, tcp_input.c:484-556).
+ *     So the receiver acknowledges every segment until its window has grown, every second
+ *     segment after. The advertised window is the free space, at most rcv_ssthresh
+ *     (__tcp_select_window, tcp_output.c:3082-3083).
  *   - ACK on read: a full segment carrying PSH marks the ACK "pushed" (tcp_measure_rcv_mss,
  *     :227-262); when the application has read everything, a pending ACK goes out at once
- *     (__tcp_cleanup_rbuf, net/ipv4/tcp.c). ns-3's applications read as data arrives and ns-3
- *     sets no PSH: PeerPushesEverySegment takes every full segment as pushed, which
- *     acknowledges every segment, more often than Linux's receiver does (its window updates
- *     while the receive window grows are not modelled; docs/linux-cc.md).
+ *     (__tcp_cleanup_rbuf, net/ipv4/tcp.c). ns-3 sets no PSH; PeerPushesEverySegment (off)
+ *     takes every full segment as pushed, which acknowledges every segment.
  */
 class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
 {
@@ -177,6 +182,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     void SendEmptyPacket(uint8_t flags) override;
     void EstimateRtt(const TcpHeader& tcpHeader) override;
     void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
+    uint16_t AdvertisedWindowSize(bool scale = true) const override;
     /// ns-3's RTT history is not kept: the samples come from the segments' send times.
     void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override;
 
@@ -205,6 +211,13 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t PacketsInFlight() const;
     /// tcp_incr_quickack: credits for immediate ACKs.
     void IncreaseQuickAcks(uint32_t receiveWindowBytes);
+    /**
+     * @brief tcp_grow_window for an in-order segment (tcp_input.c:521-556).
+     * @param length its payload, bytes
+     */
+    void GrowWindow(uint32_t length);
+    /// The window the receiver offers: the free space, at most rcv_ssthresh, bytes.
+    uint32_t ReceiveWindow() const;
 
     std::map<uint32_t, Segment> m_segments; //!< by first sequence number (32-bit, no wrap in a run)
     uint32_t m_sackedOut{0};                //!< segments of m_segments SACKed (sacked_out)
@@ -225,6 +238,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     bool m_delackStarted{false};            //!< icsk_ack.ato != 0: data was received before
     uint32_t m_lrcvtimeJiffies{0};          //!< icsk_ack.lrcvtime
     uint32_t m_rcvMss{536};                 //!< icsk_ack.rcv_mss (TCP_MSS_DEFAULT at first)
+    uint32_t m_rcvSsthresh{0};              //!< tcp_sock.rcv_ssthresh, bytes (0: no data yet)
+    uint32_t m_windowGrowthLimit{0};        //!< rcv_ssthresh's growth stops above it (attribute)
     int32_t m_ackRttUs{-1};                 //!< the last ACK's ca_rtt, µs, or -1
     uint32_t m_ackDelivered{0};             //!< segments the last ACK delivered
     bool m_ackAdvanced{false};              //!< whether it advanced snd_una

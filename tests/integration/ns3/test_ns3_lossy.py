@@ -2,6 +2,7 @@
 middle link's loss per direction checked from its counters, goodput = bytes / time, the
 congestion control each variant really got, the cap, determinism."""
 
+import itertools
 import json
 import math
 import signal
@@ -170,3 +171,32 @@ def test_delay_is_on_the_middle_link(ns3_programs):
     long = _run(ns3_programs, "delay_ms=50+loss=0+variant=reno", scale="paper", writes="1")
     extra = long["metrics"]["elapsed_s"] - short["elapsed_s"]
     assert math.isclose(extra, 4 * 0.040, rel_tol=1e-3), extra
+
+
+def _ack_steps(ns3_programs, tmp_path, **overrides) -> list[int]:
+    """Segments each ACK at the sender advances by, from the ACK of segment 1 on."""
+    trace = tmp_path / "trace.csv"
+    out = _run(ns3_programs, "delay_ms=10+loss=0+variant=reno", traceFile=str(trace), **overrides)
+    assert out["status"] == "ok"
+    acked = [int(line.split(",")[2]) for line in trace.read_text().splitlines()[1:]
+             if line.split(",")[1] == "ack"]  # fmt: skip
+    assert acked[0] == 1 and acked[-1] == 691  # the FIN is not a segment of data here
+    return [b - a for a, b in itertools.pairwise(acked)]
+
+
+@pytest.mark.ns3
+def test_the_receiver_acknowledges_every_segment_while_its_window_grows(ns3_programs, tmp_path):
+    # Worked from linux-source-6.1 (docs/linux-cc.md, "The receiver's window"): rcv_ssthresh
+    # starts at 65535 (tcp_select_initial_window) and each segment adds 2 x 1448 = 2896 while
+    # it is at most 1 MiB (the profile's WindowGrowthLimit): 65535 + 2896 (k - 1) <= 1048576
+    # gives k = 340 segments, each acknowledged at once (icsk_ack.quick |= 1). The first data
+    # gave min(16, 65535 / 2896) = 16 quick-ACK credits; each ACK spends one and each growth
+    # sets the low bit again, so 16 remain when growth ends: 340 + 16 = 356 single-segment
+    # ACKs, then every second segment. The emulation's loss-free traces of this link have 356
+    # (docs/linux-cc.md).
+    steps = _ack_steps(ns3_programs, tmp_path)
+    assert 1 + steps.index(2) == 340 + 16  # the ACK of segment 1, then 355 more of one
+    # without the limit the window grows to the 2 MiB buffer: (2097152 - 65535) / 2896 > 701
+    # segments, more than the 691 sent, so every segment is acknowledged at once
+    unlimited = {"ns3::TcpLinuxSocket::WindowGrowthLimit": "0"}
+    assert max(_ack_steps(ns3_programs, tmp_path, **unlimited)) == 1
