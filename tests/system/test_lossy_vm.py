@@ -186,6 +186,11 @@ def test_the_comparison_has_a_row_for_every_cell_saying_what_is_missing(study):
                 "mininet: other-algorithm (1 of 1 runs); ns3: other-algorithm (1 of 1 runs)"
             ), row
             assert pd.isna(row.ns3) and pd.isna(row.mininet), row
+        elif row.variant == ADDED and pd.isna(row.mininet):
+            # the emulation's one run fell back to dctcp-reno after a lost SYN (above,
+            # tcp_output.c:3282-3284): left out, and the row says so
+            assert float(row.loss) > 0 and not pd.isna(row.ns3), row
+            assert row.status == "mininet: other-algorithm (1 of 1 runs)", row
         else:
             assert not pd.isna(row.ns3) and not pd.isna(row.mininet), row
             assert row.rel_diff == pytest.approx((row.mininet - row.ns3) / row.mininet)
