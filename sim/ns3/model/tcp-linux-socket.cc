@@ -564,7 +564,10 @@ TcpLinuxSocket::IncreaseQuickAcks(uint32_t receiveWindowBytes)
 uint32_t
 TcpLinuxSocket::ReceiveWindow() const
 {
-    const uint32_t freeBytes = m_tcb->m_rxBuffer->MaxBufferSize() - m_tcb->m_rxBuffer->Size();
+    // __tcp_select_window: the free space, at most rcv_ssthresh (tcp_output.c:3082-3083);
+    // ns-3's free space is MaxRxSequence - NextRxSequence, as TcpSocketBase computes it
+    const uint32_t freeBytes = static_cast<uint32_t>(m_tcb->m_rxBuffer->MaxRxSequence() -
+                                                     m_tcb->m_rxBuffer->NextRxSequence());
     return m_rcvSsthresh == 0 ? freeBytes : std::min(freeBytes, m_rcvSsthresh);
 }
 
@@ -598,11 +601,7 @@ TcpLinuxSocket::AdvertisedWindowSize(bool scale) const
     {
         return TcpSocketBase::AdvertisedWindowSize(scale);
     }
-    // __tcp_select_window: the free space, at most rcv_ssthresh (tcp_output.c:3082-3083);
-    // ns-3's free space is MaxRxSequence - NextRxSequence, as TcpSocketBase computes it
-    const uint32_t freeBytes = static_cast<uint32_t>(m_tcb->m_rxBuffer->MaxRxSequence() -
-                                                     m_tcb->m_rxBuffer->NextRxSequence());
-    uint32_t window = std::min(freeBytes, m_rcvSsthresh);
+    uint32_t window = ReceiveWindow();
     if (window != m_advWnd)
     {
         const_cast<TcpLinuxSocket*>(this)->m_advWnd = window; // traced, as TcpSocketBase does
