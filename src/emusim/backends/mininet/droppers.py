@@ -57,6 +57,10 @@ class NetfilterDropper:
     def rules(self) -> str:
         return self.net.run("router", ["iptables-save", "-c", "-t", NETFILTER_TABLE])
 
+    def seen(self) -> int | None:
+        """The rule counts its drops only, not the packets it decided on."""
+        return None
+
 
 class ModuleDropper:
     """kernel-dropper's dropper.ko, bound to the router's namespace by writing its /proc file
@@ -92,6 +96,10 @@ class ModuleDropper:
     def dropped(self) -> int:
         return int(PROC_NUM_DROPPED.read_text().split()[0])
 
+    def seen(self) -> int | None:
+        """Target packets the module has decided on since it was loaded (its "packets")."""
+        return int(self.state()["packets"])
+
     def rules(self) -> str:
         return PROC_DROPPER.read_text()
 
@@ -113,6 +121,9 @@ class NoDropper:
 
     def dropped(self) -> int:
         return 0
+
+    def seen(self) -> int | None:
+        return None
 
     def rules(self) -> str:
         return ""

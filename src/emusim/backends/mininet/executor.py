@@ -135,6 +135,8 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
     topo = plan["topology"]
     target = entry["dropper"].get("target", topo["receiver"])
     dropper.configure(entry["dropper"], target)
+    # the packets the dropper decided on in this run: the count its drops are binomial in
+    seen_before = dropper.seen()
     w = entry["workload"]
     facts: dict[str, Any] = {}
     status = "ok"
@@ -198,6 +200,8 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
             facts["echoes_lost"] = int(w["count"]) - len(rtts)
     else:
         raise BatchError(f"the Mininet backend has no workload {w['kind']!r}")
+    if seen_before is not None:
+        facts["dropper_packets_seen"] = dropper.seen() - seen_before
     return {"status": status, "metrics": metrics, "mininet": facts}
 
 
