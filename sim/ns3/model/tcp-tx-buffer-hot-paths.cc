@@ -1,0 +1,586 @@
+/*
+ * The TCP sender's hot paths as emusim's own code: definitions of ns-3 3.44's
+ * TcpTxBuffer::NextSeg and TcpTxBuffer::CopyFromSequence (with the private functions it calls,
+ * GetTransmittedSegment, GetNewSegment and GetPacketFromList), written here to 3.44's behaviour
+ * without its linear walks. docs/ns3-hot-paths.md says why this works, on which wheel, what would
+ * break it, and how the differential mode checks it.
+ *
+ * Why: ns-3 3.44's NextSeg walks the whole list of segments in flight on every segment sent,
+ * and GetPacketFromList asserts `list != m_sentList` on every step of its walk, a comparison of
+ * two std::lists element by element. At a window of thousands of segments (the multi-flow
+ * study's 800 Mb/s) those two were 66 % (FAST) and 97 % (CUBIC) of a run's time (perf;
+ * docs/multiflow.md, "Cost").
+ *
+ * How: the pip wheel's libns3.44-internet.so exports these functions with default visibility
+ * and TcpSocketBase calls NextSeg and CopyFromSequence through its PLT. libemusim-ns3.so is
+ * linked before the wheel's libraries, so the dynamic linker binds those calls to the
+ * definitions below. Calls inside the wheel's tcp-tx-buffer.cc bind locally (it was compiled
+ * with -fno-semantic-interposition): the wheel's own CopyFromSequence keeps calling its own
+ * GetTransmittedSegment, which the differential mode relies on.
+ *
+ * Same behaviour: every rule, quirk and list edit of 3.44 is kept, in the same order (the same
+ * splits and merges of the same items), so the outputs are byte-identical. What changes is only
+ * how far a walk goes:
+ * - NextSeg's rule (1) needs a segment marked lost; the buffer counts lost bytes (m_lostOut) as
+ *   it marks them, so with none lost and no recovery (rule (3)) it goes straight to rule (2).
+ *   The sent list is sorted: a walk stops at the highest SACKed segment, past which (1.b) fails.
+ * - GetPacketFromList walks once to the segment asked for and edits the list in place, where
+ *   3.44 starts its walk again from the list's head after every split or merge.
+ */
+
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-tx-buffer.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <glob.h>
+#include <link.h>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace
+{
+
+// The wheel these definitions were written for: ns3==3.44.post0 from PyPI (pyproject.toml pins
+// it), identified by its libns3.44-internet.so's GNU build-id. Another build of 3.44 may inline
+// differently (then the wheel's own calls would not reach these definitions, or its TcpTxBuffer
+// would differ); the programs refuse to run on it.
+constexpr const char* kPinnedNs3Version = "3.44.post0";
+constexpr const char* kPinnedInternetBuildId = "8fdf75f54cabbcc724c2b0e06b2e2a1cfc5b054f";
+
+// The mangled names of the wheel's originals, found after this library (dlsym RTLD_NEXT).
+constexpr const char* kNextSegSymbol =
+    "_ZNK3ns311TcpTxBuffer7NextSegEPNS_14SequenceNumberIjiEES3_b";
+constexpr const char* kCopyFromSequenceSymbol =
+    "_ZN3ns311TcpTxBuffer16CopyFromSequenceEjRKNS_14SequenceNumberIjiEE";
+
+using NextSegFn = bool (*)(const ns3::TcpTxBuffer*,
+                           ns3::SequenceNumber32*,
+                           ns3::SequenceNumber32*,
+                           bool);
+using CopyFromSequenceFn = ns3::TcpTxItem* (*)(ns3::TcpTxBuffer*,
+                                               uint32_t,
+                                               const ns3::SequenceNumber32&);
+
+/// Which definitions run, from EMUSIM_NS3_TX_BUFFER: "ours" (unset: the default), "ns3" (the
+/// wheel's originals only: the benchmark's "before") or "check" (ours, and every call also runs
+/// the wheel's original and compares: the differential mode).
+enum class Mode
+{
+    kOurs,
+    kNs3,
+    kCheck,
+};
+
+Mode
+CurrentMode()
+{
+    static const Mode mode = [] {
+        const char* v = std::getenv("EMUSIM_NS3_TX_BUFFER");
+        if (v == nullptr || *v == '\0' || std::strcmp(v, "ours") == 0)
+        {
+            return Mode::kOurs;
+        }
+        if (std::strcmp(v, "ns3") == 0)
+        {
+            return Mode::kNs3;
+        }
+        if (std::strcmp(v, "check") == 0)
+        {
+            return Mode::kCheck;
+        }
+        std::fprintf(stderr, "emusim: EMUSIM_NS3_TX_BUFFER=%s: expected ours, ns3 or check\n", v);
+        std::fflush(stderr);
+        _exit(2);
+    }();
+    return mode;
+}
+
+void*
+Original(const char* symbol)
+{
+    void* fn = dlsym(RTLD_NEXT, symbol);
+    if (fn == nullptr)
+    {
+        std::fprintf(stderr,
+                     "emusim: no ns-3 definition of %s after libemusim-ns3 in the link order\n",
+                     symbol);
+        std::fflush(stderr);
+        _exit(70);
+    }
+    return fn;
+}
+
+/// The GNU build-id of the loaded object whose base address is `base`, in hex ("" if none).
+std::string
+BuildIdOf(const void* base)
+{
+    struct Search
+    {
+        const void* base;
+        std::string id;
+    } search{base, ""};
+
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) {
+            auto* s = static_cast<Search*>(data);
+            if (reinterpret_cast<const void*>(info->dlpi_addr) != s->base)
+            {
+                return 0;
+            }
+            for (int i = 0; i < info->dlpi_phnum; i++)
+            {
+                const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+                if (ph.p_type != PT_NOTE)
+                {
+                    continue;
+                }
+                auto p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+                const char* end = p + ph.p_memsz;
+                while (p + sizeof(ElfW(Nhdr)) <= end)
+                {
+                    auto nh = reinterpret_cast<const ElfW(Nhdr)*>(p);
+                    const char* name = p + sizeof(ElfW(Nhdr));
+                    const char* desc = name + ((nh->n_namesz + 3) & ~3U);
+                    if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+                        std::memcmp(name, "GNU", 4) == 0)
+                    {
+                        std::ostringstream hex;
+                        for (uint32_t k = 0; k < nh->n_descsz; k++)
+                        {
+                            char byte[3];
+                            std::snprintf(byte,
+                                          sizeof(byte),
+                                          "%02x",
+                                          static_cast<unsigned char>(desc[k]));
+                            hex << byte;
+                        }
+                        s->id = hex.str();
+                        return 1;
+                    }
+                    p = desc + ((nh->n_descsz + 3) & ~3U);
+                }
+            }
+            return 1;
+        },
+        &search);
+    return search.id;
+}
+
+/// The ns3 wheel's version from the dist-info beside the library (site-packages/ns3/lib64/..),
+/// or "unknown".
+std::string
+WheelVersionBeside(const std::string& libraryPath)
+{
+    std::string dir = libraryPath.substr(0, libraryPath.rfind('/')); // .../ns3/lib64
+    std::string pattern = dir + "/../../ns3-*.dist-info/METADATA";
+    glob_t found;
+    std::string version = "unknown";
+    if (glob(pattern.c_str(), 0, nullptr, &found) == 0 && found.gl_pathc > 0)
+    {
+        if (FILE* f = std::fopen(found.gl_pathv[0], "r"))
+        {
+            char line[256];
+            while (std::fgets(line, sizeof(line), f) != nullptr)
+            {
+                if (std::strncmp(line, "Version: ", 9) == 0)
+                {
+                    version = std::string(line + 9);
+                    version.erase(version.find_last_not_of("\r\n") + 1);
+                    break;
+                }
+            }
+            std::fclose(f);
+        }
+    }
+    globfree(&found);
+    return version;
+}
+
+/// At load, before any program runs: refuse an ns-3 other than the pinned wheel.
+__attribute__((constructor)) void
+CheckPinnedNs3()
+{
+    CurrentMode(); // a bad EMUSIM_NS3_TX_BUFFER stops the program here, not at its first send
+    void* original = Original(kNextSegSymbol);
+    Dl_info where{};
+    if (dladdr(original, &where) == 0 || where.dli_fname == nullptr)
+    {
+        std::fprintf(stderr, "emusim: cannot tell which library defines ns-3's TcpTxBuffer\n");
+        std::fflush(stderr);
+        _exit(70);
+    }
+    std::string id = BuildIdOf(where.dli_fbase);
+    if (id != kPinnedInternetBuildId)
+    {
+        std::fprintf(stderr,
+                     "emusim: libemusim-ns3 replaces ns-3's TcpTxBuffer::NextSeg and "
+                     "CopyFromSequence (sim/ns3/model/tcp-tx-buffer-hot-paths.cc) and was "
+                     "written for ns3 %s (libns3.44-internet.so build-id %s); this program runs "
+                     "%s, ns3 %s, build-id %s. Install the pinned wheel (make setup, or pip "
+                     "install ns3==%s) and rebuild (python -m emusim.backends.ns3.build).\n",
+                     kPinnedNs3Version,
+                     kPinnedInternetBuildId,
+                     where.dli_fname,
+                     WheelVersionBeside(where.dli_fname).c_str(),
+                     id.empty() ? "none" : id.c_str(),
+                     kPinnedNs3Version);
+        std::fflush(stderr);
+        _exit(70);
+    }
+}
+
+} // namespace
+
+namespace ns3
+{
+
+bool
+TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRecovery) const
+{
+    static const auto original = reinterpret_cast<NextSegFn>(Original(kNextSegSymbol));
+    if (CurrentMode() == Mode::kNs3)
+    {
+        return original(this, seq, seqHigh, isRecovery);
+    }
+    bool found = false;
+    SequenceNumber32 foundSeq;
+    SequenceNumber32 foundSeqHigh;
+
+    // Rules (1) and (3) (RFC 6675, as 3.44 applies them): a segment neither retransmitted nor
+    // SACKed, below the highest SACK once a SACK was seen; (1) takes the first one marked lost,
+    // (3), in recovery only, the first one at all. 3.44 keeps a rule-3 candidate while its
+    // sequence number reads 0, so a candidate at 0 is replaced by the next one: kept here too.
+    SequenceNumber32 seqPerRule3;
+    bool isSeqPerRule3Valid = false;
+    if (m_lostOut > 0 || isRecovery)
+    {
+        for (const TcpTxItem* item : m_sentList)
+        {
+            if (m_sackSeen && item->m_startSeq >= m_highestSack.second)
+            {
+                break; // (1.b) fails here and for every later segment
+            }
+            if (item->m_retrans || item->m_sacked)
+            {
+                continue;
+            }
+            if (item->m_lost)
+            {
+                found = true;
+                foundSeq = item->m_startSeq;
+                foundSeqHigh = foundSeq + m_segmentSize;
+                break;
+            }
+            if (isRecovery && seqPerRule3.GetValue() == 0)
+            {
+                isSeqPerRule3Valid = true;
+                seqPerRule3 = item->m_startSeq;
+            }
+            if (m_lostOut == 0 && isSeqPerRule3Valid && seqPerRule3.GetValue() != 0)
+            {
+                break; // nothing is lost, so rule (1) cannot fire further on
+            }
+        }
+    }
+
+    if (!found)
+    {
+        // (2) unsent data, if the receiver's window allows; else (3)
+        SequenceNumber32 highData = m_firstByteSeq.Get() + m_sentSize;
+        if (SizeFromSequence(highData) > 0)
+        {
+            if (m_sentSize >= m_rWndCallback())
+            {
+                return false;
+            }
+            found = true;
+            foundSeq = highData;
+            foundSeqHigh =
+                highData + std::min<uint32_t>(m_segmentSize, m_rWndCallback() - m_sentSize);
+        }
+        else if (isSeqPerRule3Valid)
+        {
+            found = true;
+            foundSeq = seqPerRule3;
+            foundSeqHigh = seqPerRule3 + m_segmentSize;
+        }
+    }
+
+    if (CurrentMode() == Mode::kCheck)
+    {
+        SequenceNumber32 theirSeq;
+        SequenceNumber32 theirSeqHigh;
+        bool theirFound = original(this, &theirSeq, &theirSeqHigh, isRecovery);
+        if (theirFound != found ||
+            (found && (theirSeq != foundSeq || theirSeqHigh != foundSeqHigh)))
+        {
+            NS_FATAL_ERROR("TcpTxBuffer::NextSeg(isRecovery="
+                           << isRecovery << ") differs from ns-3's: "
+                           << (found ? "" : "no segment ") << foundSeq << "-" << foundSeqHigh
+                           << " against " << (theirFound ? "" : "no segment ") << theirSeq << "-"
+                           << theirSeqHigh << "; buffer " << *this);
+        }
+    }
+
+    if (found)
+    {
+        *seq = foundSeq;
+        *seqHigh = foundSeqHigh;
+    }
+    return found;
+}
+
+TcpTxItem*
+TcpTxBuffer::CopyFromSequence(uint32_t numBytes, const SequenceNumber32& seq)
+{
+    static const auto original =
+        reinterpret_cast<CopyFromSequenceFn>(Original(kCopyFromSequenceSymbol));
+    if (CurrentMode() == Mode::kNs3)
+    {
+        return original(this, numBytes, seq);
+    }
+    NS_ABORT_MSG_IF(m_firstByteSeq > seq,
+                    "Requested a sequence number which is not in the buffer anymore");
+
+    // The differential mode (EMUSIM_NS3_TX_BUFFER=check) runs the wheel's original on a deep copy
+    // of this buffer first.
+    Ptr<TcpTxBuffer> twin;
+    TcpTxItem* theirs = nullptr;
+    // A copy of a list's items, up to `bytes` and one item more (the most that 3.44 touches)
+    auto copyList = [](const PacketList& from, PacketList& to, uint64_t bytes) {
+        uint64_t copied = 0;
+        for (const TcpTxItem* item : from)
+        {
+            if (copied > bytes)
+            {
+                break;
+            }
+            auto copy = new TcpTxItem(*item);
+            copy->m_packet = item->m_packet->Copy();
+            to.push_back(copy);
+            copied += item->m_packet->GetSize();
+        }
+    };
+    if (CurrentMode() == Mode::kCheck)
+    {
+        twin = CreateObject<TcpTxBuffer>(m_firstByteSeq.Get().GetValue());
+        copyList(m_sentList, twin->m_sentList, UINT64_MAX);
+        copyList(m_appList, twin->m_appList, numBytes); // the unsent data may be megabytes
+        twin->m_maxBuffer = m_maxBuffer;
+        twin->m_size = m_size;
+        twin->m_sentSize = m_sentSize;
+        twin->m_lostOut = m_lostOut;
+        twin->m_sackedOut = m_sackedOut;
+        twin->m_retrans = m_retrans;
+        twin->m_dupAckThresh = m_dupAckThresh;
+        twin->m_segmentSize = m_segmentSize;
+        twin->m_renoSack = m_renoSack;
+        twin->m_sackEnabled = m_sackEnabled;
+        twin->m_sackSeen = m_sackSeen;
+        twin->m_highestSack = std::make_pair(twin->m_sentList.cend(), m_highestSack.second);
+        twin->m_rWndCallback = m_rWndCallback;
+        theirs = original(PeekPointer(twin), numBytes, seq);
+    }
+
+    TcpTxItem* outItem = nullptr;
+    // Real size to extract: not beyond the end of the data
+    uint32_t s = std::min(numBytes, SizeFromSequence(seq));
+    if (s > 0)
+    {
+        SequenceNumber32 sentEnd = m_firstByteSeq.Get() + m_sentSize;
+        if (sentEnd >= seq + s)
+        {
+            outItem = GetTransmittedSegment(s, seq); // sent before, whole
+            NS_ABORT_MSG_IF(outItem->m_sacked, "retransmitting a SACKed segment " << seq);
+        }
+        else if (sentEnd <= seq)
+        {
+            NS_ABORT_MSG_UNLESS(sentEnd == seq, "Requesting a piece of new data with an hole");
+            outItem = GetNewSegment(s); // never sent before
+        }
+        else
+        {
+            // Partly sent: 3.44 returns the sent part only (TcpSocketBase asks for the rest)
+            return CopyFromSequence(sentEnd - seq, seq);
+        }
+        outItem->m_lastSent = Simulator::Now();
+    }
+
+    if (CurrentMode() == Mode::kCheck)
+    {
+        auto describe = [](const TcpTxItem* item) {
+            std::ostringstream os;
+            if (item == nullptr)
+            {
+                os << "none";
+            }
+            else
+            {
+                os << "[" << item->m_startSeq << "+" << item->m_packet->GetSize()
+                   << " retrans=" << item->m_retrans << " lost=" << item->m_lost
+                   << " sacked=" << item->m_sacked << " sent=" << item->m_lastSent << "]";
+            }
+            return os.str();
+        };
+        auto describeList = [&describe](const PacketList& list) {
+            std::string out;
+            for (const TcpTxItem* item : list)
+            {
+                out += describe(item);
+            }
+            return out;
+        };
+        // the sizes of the unsent list's first n items (the copy holds its head only)
+        auto appHead = [](const PacketList& list, size_t n) {
+            std::string out;
+            for (auto it = list.begin(); it != list.end() && n > 0; ++it, --n)
+            {
+                out += std::to_string((*it)->m_packet->GetSize()) + " ";
+            }
+            return out;
+        };
+        bool same = describe(outItem) == describe(theirs) &&
+                    describeList(m_sentList) == describeList(twin->m_sentList) &&
+                    appHead(m_appList, twin->m_appList.size()) ==
+                        appHead(twin->m_appList, twin->m_appList.size()) &&
+                    m_size == twin->m_size && m_sentSize == twin->m_sentSize &&
+                    m_retrans == twin->m_retrans && m_lostOut == twin->m_lostOut &&
+                    m_sackedOut == twin->m_sackedOut;
+        if (!same)
+        {
+            NS_FATAL_ERROR("TcpTxBuffer::CopyFromSequence("
+                           << numBytes << ", " << seq << ") differs from ns-3's: returned "
+                           << describe(outItem) << " against " << describe(theirs) << "; sent list "
+                           << describeList(m_sentList) << " against "
+                           << describeList(twin->m_sentList) << "; retrans " << m_retrans
+                           << " against " << twin->m_retrans);
+        }
+    }
+    return outItem;
+}
+
+TcpTxItem*
+TcpTxBuffer::GetNewSegment(uint32_t numBytes)
+{
+    SequenceNumber32 startOfAppList = m_firstByteSeq.Get() + m_sentSize;
+    TcpTxItem* item = GetPacketFromList(m_appList, startOfAppList, numBytes, startOfAppList);
+    item->m_startSeq = startOfAppList;
+
+    // The item asked for starts the application list: move it to the end of the sent list
+    NS_ABORT_MSG_UNLESS(!m_appList.empty() && m_appList.front() == item,
+                        "new data " << startOfAppList << " is not the head of the unsent list");
+    m_appList.pop_front();
+    m_sentList.push_back(item);
+    m_sentSize += item->m_packet->GetSize();
+    return item;
+}
+
+TcpTxItem*
+TcpTxBuffer::GetTransmittedSegment(uint32_t numBytes, const SequenceNumber32& seq)
+{
+    NS_ABORT_MSG_IF(seq < m_firstByteSeq || numBytes > m_sentSize || m_sentList.empty(),
+                    "retransmission of " << numBytes << " bytes at " << seq
+                                         << " outside the sent data");
+
+    // A retransmission that starts at a segment's start takes at most that segment and the next,
+    // and the next only if it is neither SACKed nor of another lost mark (3.44's rule: a
+    // retransmission does not merge segments whose flags differ).
+    uint32_t s = numBytes;
+    for (auto it = m_sentList.begin(); it != m_sentList.end(); ++it)
+    {
+        if ((*it)->m_startSeq > seq)
+        {
+            break; // sorted: no segment starts at seq
+        }
+        if ((*it)->m_startSeq == seq)
+        {
+            uint32_t size = (*it)->m_packet->GetSize();
+            auto next = std::next(it);
+            if (next != m_sentList.end() && !(*next)->m_sacked && (*it)->m_lost == (*next)->m_lost)
+            {
+                size += (*next)->m_packet->GetSize();
+            }
+            s = std::min(s, size);
+            break;
+        }
+    }
+
+    bool listEdited = false;
+    TcpTxItem* item = GetPacketFromList(m_sentList, m_firstByteSeq, s, seq, &listEdited);
+    if (!item->m_retrans)
+    {
+        m_retrans += item->m_packet->GetSize();
+        item->m_retrans = true;
+    }
+    return item;
+}
+
+TcpTxItem*
+TcpTxBuffer::GetPacketFromList(PacketList& list,
+                               const SequenceNumber32& listStartFrom,
+                               uint32_t numBytes,
+                               const SequenceNumber32& seq,
+                               bool* listEdited) const
+{
+    // The item that holds seq
+    auto it = list.begin();
+    SequenceNumber32 beginOfCurrentPacket = listStartFrom;
+    while (it != list.end() && seq >= beginOfCurrentPacket + (*it)->m_packet->GetSize())
+    {
+        beginOfCurrentPacket += (*it)->m_packet->GetSize();
+        ++it;
+    }
+    NS_ABORT_MSG_IF(it == list.end(), "sequence " << seq << " is beyond the list");
+    NS_ABORT_MSG_IF(seq < beginOfCurrentPacket, "seq < beginOfCurrentPacket: our data is before");
+
+    // seq inside the item: split its head off, so that the item starts at seq
+    if (seq > beginOfCurrentPacket)
+    {
+        auto firstPart = new TcpTxItem();
+        SplitItems(firstPart, *it, seq - beginOfCurrentPacket);
+        list.insert(it, firstPart);
+        if (listEdited)
+        {
+            *listEdited = true;
+        }
+    }
+
+    // Then make it exactly numBytes long: merge the following items into it, or split its tail
+    // off; at the list's end a shorter item is returned (TcpSocketBase asked for too much)
+    TcpTxItem* outItem = *it;
+    while (numBytes > outItem->m_packet->GetSize())
+    {
+        auto next = std::next(it);
+        if (next == list.end())
+        {
+            return outItem;
+        }
+        TcpTxItem* nextItem = *next;
+        MergeItems(outItem, nextItem);
+        list.erase(next);
+        delete nextItem;
+        if (listEdited)
+        {
+            *listEdited = true;
+        }
+    }
+    if (numBytes < outItem->m_packet->GetSize())
+    {
+        auto firstPart = new TcpTxItem();
+        SplitItems(firstPart, outItem, numBytes);
+        list.insert(it, firstPart);
+        if (listEdited)
+        {
+            *listEdited = true;
+        }
+        return firstPart;
+    }
+    return outItem;
+}
+
+} // namespace ns3
