@@ -294,14 +294,14 @@ TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRe
         SequenceNumber32 highData = m_firstByteSeq.Get() + m_sentSize;
         if (SizeFromSequence(highData) > 0)
         {
-            if (m_sentSize >= m_rWndCallback())
+            // unsent data but a full window: nothing (3.44 does not fall through to rule (3))
+            if (m_sentSize < m_rWndCallback())
             {
-                return false;
+                found = true;
+                foundSeq = highData;
+                foundSeqHigh =
+                    highData + std::min<uint32_t>(m_segmentSize, m_rWndCallback() - m_sentSize);
             }
-            found = true;
-            foundSeq = highData;
-            foundSeqHigh =
-                highData + std::min<uint32_t>(m_segmentSize, m_rWndCallback() - m_sentSize);
         }
         else if (isSeqPerRule3Valid)
         {
