@@ -30,6 +30,7 @@
 
 #include "../helper/queue-setup.h"
 #include "../helper/run-output.h"
+#include "../model/draining-sink.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -226,11 +227,11 @@ class BoundedBulkSender : public Application
 /// What the poller and the samplers accumulate.
 struct Recorder
 {
-    std::vector<Ptr<PacketSink>> sinks; //!< one per flow
-    std::vector<int64_t> inQueue;       //!< each flow's packets in the bottleneck FIFO
-    Ptr<QueueDisc> bottleneck;          //!< the bottleneck's FIFO
-    uint32_t firstSenderNet{0};         //!< 10.1.1.0 as an integer
-    std::vector<uint64_t> lastRx;       //!< sink counters at the previous sample
+    std::vector<Ptr<DrainingSink>> sinks; //!< one per flow
+    std::vector<int64_t> inQueue;         //!< each flow's packets in the bottleneck FIFO
+    Ptr<QueueDisc> bottleneck;            //!< the bottleneck's FIFO
+    uint32_t firstSenderNet{0};           //!< 10.1.1.0 as an integer
+    std::vector<uint64_t> lastRx;         //!< sink counters at the previous sample
     // per sample interval, accumulated over polls
     double queueSum{0};               //!< sum of polled queue lengths
     uint32_t queueMax{0};             //!< largest polled length
@@ -447,11 +448,11 @@ main(int argc, char* argv[])
     for (size_t i = 0; i < n; ++i)
     {
         const uint16_t port = 5001 + i;
-        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
-                                    InetSocketAddress(Ipv4Address::GetAny(), port));
-        auto apps = sinkHelper.Install(receiver);
-        apps.Start(Seconds(0));
-        g_rec.sinks.push_back(DynamicCast<PacketSink>(apps.Get(0)));
+        auto sink = CreateObject<DrainingSink>();
+        sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
+        receiver->AddApplication(sink);
+        sink->SetStartTime(Seconds(0));
+        g_rec.sinks.push_back(sink);
         auto sender = CreateObject<BoundedBulkSender>(InetSocketAddress(receiverAddress, port),
                                                       cfg.backlogBytes);
         senders.Get(i)->AddApplication(sender);
