@@ -72,9 +72,15 @@ def run(cmd: list[str], mode: str, trace: Path | None) -> tuple[float, bytes, by
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", default=list(SAMPLE), choices=[*SAMPLE, []])
+    parser.add_argument(
+        "names", nargs="*", help=f"runs of the sample (default all: {list(SAMPLE)})"
+    )
     parser.add_argument("--check", action="store_true", help="also run the differential mode")
     args = parser.parse_args()
+    unknown = set(args.names) - set(SAMPLE)
+    if unknown:
+        parser.error(f"no run {sorted(unknown)} in the sample; choose from {list(SAMPLE)}")
+    args.names = args.names or list(SAMPLE)
     print(f"{'run':22s} {'ns-3 CPU s':>11s} {'ours CPU s':>11s} {'speed-up':>9s}  identical")
     failed = False
     with tempfile.TemporaryDirectory() as tmp:

@@ -155,9 +155,11 @@ class BoundedBulkSender : public Application
     void StartApplication() override
     {
         // ns-3's own socket, not the profile's blast socket (linux-6.1: TcpLinuxSocket): on
-        // TcpLinuxSocket a 20-flow run's windows grow until ns-3 3.44's sent-list walks
-        // (TcpTxBuffer::GetPacketFromList, NextSeg) take most of the time, 6 times the CPU at
-        // 80 simulated seconds (bbr, 20 Mb/s); the study waits for those walks to be replaced
+        // TcpLinuxSocket a 20-flow run's windows grew until ns-3 3.44's sent-list walks
+        // (TcpTxBuffer::GetPacketFromList, NextSeg) took most of the time, 6 times the CPU at
+        // 80 simulated seconds (bbr, 20 Mb/s). libemusim-ns3 now replaces those walks
+        // (docs/ns3-hot-paths.md); moving the senders to the profile's socket changes the
+        // study's results and is left to a change of its own
         m_socket = DynamicCast<TcpSocketBase>(
             Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId()));
         m_socket->Bind();
