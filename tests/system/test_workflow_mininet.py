@@ -69,11 +69,13 @@ def test_every_point_has_mininet_runs_with_the_module_in_the_vm(study):
         assert prov["dropper_impl"] == ("module" if rate > 0 else "none")
         assert prov["place"] == "vm" and prov["kernel_release"] == batch["kernel_release"]
         # the module's random drops: binomial in the packets it decided on (99.9 % interval),
-        # its own count; every one of them is a data segment the sender sent
+        # its own count. That count is the connection's segments to the receiver: the sender's
+        # own count, read from TCP_INFO before its last segments (the FIN) left, within 1 %
         if rate == 0:
             continue
         seen = prov["mininet"]["dropper_packets_seen"]
-        assert 0 < seen <= prov["mininet"]["segments_sent"], (r["point"], seen)
+        sent = prov["mininet"]["segments_sent"]
+        assert abs(seen - sent) <= 0.01 * sent, (r["point"], seen, sent)
         p = int(rate * 65535) / 65536
         lo, hi = binom.interval(0.999, seen, p)
         assert lo <= r["metrics"]["packets_dropped"] <= hi, (r["point"], seen)

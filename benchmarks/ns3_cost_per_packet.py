@@ -1,0 +1,89 @@
+"""ns-3's cost per packet against the window (issue 31's first acceptance measure).
+
+Three FAST flows through multi-flow scenario I's dumbbell (RTTs 100, 150 and 200 ms, the
+2000-packet buffer, `build/ns3/multiflow`) at 200 and at 800 Mb/s. The CPU time of a 10-s run
+minus that of a 4-s run, per simulated second, leaves out the start (connection setup, slow
+start): the steady state's cost. At 4 times the rate there are 4 times the packets, and each
+window is 4 times as large; if the cost per packet did not depend on the window the ratio would
+be 4. Run on an otherwise idle machine:
+
+    .venv/bin/python benchmarks/ns3_cost_per_packet.py [--mode ours|ns3]
+
+--mode ns3 runs ns-3 3.44's own TcpTxBuffer functions (docs/ns3-hot-paths.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+
+from emusim import profiles, scenario
+from emusim.backends.ns3 import command as ns3
+from emusim.backends.ns3.build import NS3_BUILD_DIR
+
+RATES_MBPS = (200, 800)
+DURATIONS_S = (4, 10)
+
+
+def children_cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def fast_command(rate_mbps: int, duration_s: int) -> list[str]:
+    s = scenario.load("multiflow-dynamic-i", "paper")
+    cmd = ns3.command(
+        str(NS3_BUILD_DIR / "multiflow"),
+        s,
+        s.point("variant=fast"),
+        profiles.get("linux-6.1-wan"),
+        1,
+        0.0,
+    )
+    # the scenario's rates are 800 / 1000 Mb/s: scale both, keep the delays and buffer
+    scale = rate_mbps / 800
+    out = []
+    for arg in cmd:
+        key, _, value = arg.partition("=")
+        if key in ("--bottleneckRateBps", "--accessRateBps"):
+            arg = f"{key}={round(int(value) * scale)}"
+        elif key in ("--bottleneckGapNs", "--accessGapNs"):
+            arg = f"{key}={round(int(value) / scale)}"
+        elif key == "--durationS":
+            arg = f"{key}={duration_s}"
+        elif key == "--flows":  # the three flows from the start (the scenario staggers them)
+            arg = f"{key}=" + ",".join(f"{rtt}:0:{duration_s}" for rtt in (100, 150, 200))
+        elif key == "--ns3::TcpSocketState::MaxPacingRate":
+            arg = f"{key}={round(int(value.removesuffix('bps')) * scale)}bps"
+        out.append(arg)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=["ours", "ns3"], default="ours")
+    args = parser.parse_args()
+    env = {**os.environ, "EMUSIM_NS3_TX_BUFFER": args.mode}
+    per_s = {}
+    for rate in RATES_MBPS:
+        cpu = {}
+        for duration in DURATIONS_S:
+            t = children_cpu_s()
+            subprocess.run(fast_command(rate, duration), env=env, check=True, capture_output=True)
+            cpu[duration] = children_cpu_s() - t
+        per_s[rate] = (cpu[10] - cpu[4]) / (DURATIONS_S[1] - DURATIONS_S[0])
+        print(
+            f"{rate} Mb/s: {cpu[4]:.2f} CPU-s for 4 s, {cpu[10]:.2f} for 10 s: "
+            f"{per_s[rate]:.2f} CPU-s per simulated second",
+            flush=True,
+        )
+    ratio = per_s[800] / per_s[200]
+    print(f"800 / 200 Mb/s: {ratio:.2f} times the cost for 4 times the packets ({args.mode})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
