@@ -70,8 +70,10 @@ def test_every_point_has_mininet_runs_with_the_module_in_the_vm(study):
         assert prov["place"] == "vm" and prov["kernel_release"] == batch["kernel_release"]
         # the module's random drops: binomial in the packets it decided on (99.9 % interval),
         # its own count. That count is the connection's segments to the receiver: the sender's
-        # own count, read from TCP_INFO before its last segments (the FIN) left, within 1 %
+        # own count within 1 % (TCP_INFO is read at the end of the transfer; CI saw the module
+        # count one more packet at the end of some runs)
         if rate == 0:
+            assert r["metrics"]["packets_dropped"] == 0, r["point"]
             continue
         seen = prov["mininet"]["dropper_packets_seen"]
         sent = prov["mininet"]["segments_sent"]
