@@ -397,9 +397,9 @@ def _list_backends(args: argparse.Namespace) -> int:
             "mininet" in configured,
             "real Linux TCP in Mininet, here or in a VM; one batch per scenario and profile",
             "results/mininet/SCENARIO/PROFILE/batch.json, …/POINT/runK.json",
-            "you are root (it needs root)"
+            "you are root (on the host it needs root)"
             if root
-            else "needs root: leave it out (--config 'backends=[...]')",
+            else "not root: in a VM only (mininet.place auto or vm)",
         ],
     ]
     print(f"backends (config/config.yaml: backends {configured}, hardware.source {source})")

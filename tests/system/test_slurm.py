@@ -153,3 +153,48 @@ def test_slurm_results_are_the_scenarios_arithmetic(runs):
             every_n = run["params"].get("every_n", 0)
             expected = metrics["packets_sent"] // every_n if every_n else 0
             assert metrics["packets_dropped"] == expected, path
+
+
+EMULATION_TARGET = QUICK / "results/mininet/baseline-tcp/linux-2.2/batch.json"
+
+
+@pytest.fixture(scope="module")
+def emulation(tmp_path_factory, ns3_programs):
+    """One emulation batch (baseline-tcp, linux-2.2, quick: one run) through SLURM: its shard
+    in dilated time is a job on the node, the join of the shards' records a local rule."""
+    root = copy_workflow(tmp_path_factory.mktemp("emulation"), ns3_programs, ("emu",))
+    config = ["--config", "scale=quick", "backends=[mininet]", "scenarios=[baseline-tcp]"]
+    with single_node_cluster(tmp_path_factory.mktemp("slurm-emulation")) as cluster:
+        log = subprocess.run(
+            cluster.command(
+                *SNAKEMAKE, "--profile", "workflow/profiles/slurm",
+                "--slurm-init-seconds-before-status-checks", "2", str(EMULATION_TARGET), *config,
+                cwd=root,
+            ),
+            cwd=root, env=dict(os.environ, EMUSIM_ROOT=str(root)), capture_output=True,
+            text=True, check=False, timeout=1800,
+        )  # fmt: skip
+        assert log.returncode == 0, (log.stdout + log.stderr)[-8000:]
+        sacct = cluster.run("sacct", "-X", "--parsable2", "--noheader", "--starttime=2000-01-01",
+                            "--format=State,ExitCode,NodeList,Comment%300")  # fmt: skip
+    jobs = [line.split("|") for line in sacct.stdout.splitlines()]
+    return {"root": root, "log": log.stdout + log.stderr, "jobs": jobs}
+
+
+def test_an_emulation_shard_runs_as_a_slurm_job(emulation):
+    """The shard went to SLURM and completed on the node; there it chose a VM in dilated time
+    (a SLURM job never runs the emulation on a node's own kernel), and the batch checked
+    itself as it does here."""
+    shard_jobs = [j for j in emulation["jobs"] if j[3].startswith("rule_mininet_shard_")]
+    assert [(j[0], j[1], j[2]) for j in shard_jobs] == [("COMPLETED", "0:0", NODE)]
+    assert "localrule mininet_batch:" in emulation["log"]
+    batch = json.loads((emulation["root"] / EMULATION_TARGET).read_text())
+    assert batch["shards"] == 1 and batch["clock"] == "guest-icount"
+    assert batch["place"] == "vm" and "SLURM job" in batch["place_reason"]
+    assert batch["selfcheck"]["throughput"]["ok"] and batch["selfcheck"]["delay"]["ok"]
+    (run_file,) = batch["run_files"]
+    run = json.loads(Path(run_file).read_text())
+    quick = yaml.safe_load((emulation["root"] / "scenarios/baseline-tcp.yaml").read_text())
+    workload = quick["workload"] | quick["scales"]["quick"]["workload"]
+    assert run["status"] == "ok"
+    assert run["metrics"]["payload_bytes"] == workload["writes"] * workload["write_size_B"]

@@ -34,10 +34,15 @@ RESULTS = f"{PREFIX}results"
 FIGURES = f"{PREFIX}figures"
 TABLES = f"{PREFIX}paper/tables"
 BACKENDS = config["backends"]
-if "mininet" in BACKENDS and os.geteuid() != 0:
+if (
+    "mininet" in BACKENDS
+    and os.geteuid() != 0
+    and config.get("mininet", {}).get("place", "auto") == "host"
+):
     raise WorkflowError(
-        "config backends: 'mininet' needs root (network namespaces, tc, netfilter); run as "
-        "root, or leave the emulation out: --config 'backends=[hardware,ns3]'"
+        "config mininet.place: host needs root (network namespaces, tc, netfilter); run as "
+        "root, or run the emulation in a VM (place: vm or auto; QEMU needs no root), or leave "
+        "it out: --config 'backends=[hardware,ns3]'"
     )
 # The hardware backend: the 2001 measurements (reference) or a testbed over SSH (testbed).
 HARDWARE_SOURCE = config.get("hardware", {}).get("source", "reference")
@@ -291,6 +296,48 @@ def mininet_left_out(name):
 
 def mininet_batch_paths(name):
     return [f"{RESULTS}/mininet/{name}/{p}/batch.json" for p in mininet_profiles(name)]
+
+
+def mininet_shards():
+    """VMs each emulation batch is split over at this scale (config
+    mininet.design.SCALE.shards, default 1): in dilated time they run side by side."""
+    return int(mininet_design().get("shards", 1))
+
+
+def mininet_shard_paths(wildcards):
+    n = mininet_shards()
+    base = f"{RESULTS}/mininet/{wildcards.scenario}/{wildcards.profile}/shards"
+    return [f"{base}/{i}-of-{n}.json" for i in range(1, n + 1)]
+
+
+def mininet_shard_runtime_min(wildcards):
+    """Minutes a cluster job of one emulation shard may take (the SLURM profile's `runtime`):
+    the VM's own time limit for the shard's runs (emusim.backends.mininet.batch.vm_timeout_s:
+    boot, setup and self-check, then per run 600 s and 10 host seconds per second of busy
+    link), plus 10 minutes for Snakemake and the files."""
+    from emusim.backends.mininet.batch import vm_timeout_s
+    from emusim.backends.mininet.plan import Shard, make_plan
+
+    reps, stride = design_of("mininet", wildcards.scenario)
+    repeat = config.get("mininet", {}).get("repeat_deterministic", False)
+    shard = Shard(int(wildcards.shard), int(wildcards.shards))
+    # every run of the share, as if none were there yet: the limit must hold a fresh start
+    plan = make_plan(
+        SCENARIOS[wildcards.scenario], wildcards.profile, 0.0, "auto", Path("/nonexistent"),
+        True, reps, stride, repeat_deterministic=repeat, shard=shard,
+    )  # fmt: skip
+    plan["icount_shift"] = config.get("mininet", {}).get("icount_shift", 0)
+    return math.ceil(vm_timeout_s(plan) / 60) + 10
+
+
+def mininet_real_time():
+    """Whether the emulation measures in real time (place host, or a VM without icount):
+    its batches then stay on this machine (workflow/rules/cluster.smk) and take a host-wide
+    lock (emusim.backends.mininet.batch.REALTIME_LOCK)."""
+    mininet = config.get("mininet", {})
+    return (
+        mininet.get("place", "auto") == "host" or mininet.get("icount_shift", 0) is None
+    )
 
 
 def mininet_scenarios():

@@ -1,6 +1,7 @@
 # The Mininet backend: one batch per scenario and TCP profile (emusim.backends.mininet), on this host
-# when its kernel has what the scenario needs, else in one virtme-ng VM; then collect, and
-# gather every batch's fidelity self-check into a table and a figure.
+# when its kernel has what the scenario needs, else in virtme-ng VMs (the batch split into
+# config mininet.design.SCALE.shards, one VM each); then collect, and gather every batch's
+# fidelity self-check into a table and a figure.
 
 
 rule dropper_module:
@@ -37,28 +38,47 @@ rule blast_tools:
         "make -C emu/blast > {log:q} 2>&1"
 
 
-rule mininet_batch:
+rule mininet_shard:
     input:
         unpack(mininet_batch_inputs),
+    output:
+        f"{RESULTS}/mininet/{{scenario}}/{{profile}}/shards/{{shard}}-of-{{shards}}.json",
+    log:
+        f"{PREFIX}logs/mininet/{{scenario}}/{{profile}}/shard-{{shard}}-of-{{shards}}.log",
+    wildcard_constraints:
+        shard=r"\d+",
+        shards=r"\d+",
+    conda:
+        "../envs/emusim.yaml"
+    # In dilated time a VM's results do not depend on the host's load: shards run side by side,
+    # one VM per core (-j). A batch in real time waits for the host-wide lock instead
+    # (emusim.backends.mininet.batch.REALTIME_LOCK), so two never measure at once.
+    resources:
+        runtime=mininet_shard_runtime_min,
+    params:
+        args=mininet_batch_args,
+        place=config.get("mininet", {}).get("place", "auto"),
+        # RESULTS, from the output: RESULTS/mininet/SCENARIO/PROFILE/shards/I-of-N.json
+        results=lambda wc, output: str(Path(output[0]).parents[4]),
+        scale=SCALE,
+    shell:
+        "python -m emusim.backends.mininet batch --scenario {input.scenario:q} --scale {params.scale}"
+        " --profile {wildcards.profile} {params.args} --results-dir {params.results:q}"
+        " --place {params.place} --shard {wildcards.shard}/{wildcards.shards} 2> {log:q}"
+
+
+# The shards' records joined: every run file and every session with its self-check.
+rule mininet_batch:
+    input:
+        mininet_shard_paths,
     output:
         f"{RESULTS}/mininet/{{scenario}}/{{profile}}/batch.json",
     log:
         f"{PREFIX}logs/mininet/{{scenario}}/{{profile}}.log",
     conda:
         "../envs/emusim.yaml"
-    # Emulation shares the CPU with everything else: never two batches at once.
-    resources:
-        emulation=1,
-    params:
-        args=mininet_batch_args,
-        place=config.get("mininet", {}).get("place", "auto"),
-        # RESULTS, from the output: RESULTS/mininet/SCENARIO/PROFILE/batch.json
-        results=lambda wc, output: str(Path(output[0]).parents[3]),
-        scale=SCALE,
     shell:
-        "python -m emusim.backends.mininet batch --scenario {input.scenario:q} --scale {params.scale}"
-        " --profile {wildcards.profile} {params.args} --results-dir {params.results:q}"
-        " --place {params.place} 2> {log:q}"
+        "python -m emusim.backends.mininet merge --output {output:q} {input:q} 2> {log:q}"
 
 
 rule mininet_collect:
@@ -133,8 +153,6 @@ for _name, _profile in mininet_trace_batches():
             f"{PREFIX}logs/traces/mininet/{_name}/{_profile}.log",
         conda:
             "../envs/emusim.yaml"
-        resources:
-            emulation=1,
         params:
             args=lambda wc, input, name=_name: _mininet_trace_args(name, input),
             place=config.get("mininet", {}).get("place", "auto"),

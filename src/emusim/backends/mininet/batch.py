@@ -31,6 +31,7 @@ from emusim.backends.mininet.plan import (
     PLACES,
     VM_CPUS,
     BatchError,
+    Shard,
     decide_place,
     log,
     make_plan,
@@ -339,29 +340,34 @@ def run_batch(
     icount_shift: int | str | None = "env",
     repeat_deterministic: bool = True,
     trace: tracing.TraceRequest | None = None,
+    shard: Shard | None = None,
 ) -> dict:
     """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
     time of a VM without KVM (emusim.vm.icount_requested: "env" reads the environment, None
     runs it in real time); without ``repeat_deterministic`` a batch in dilated time runs a
     point that draws no random numbers once (`make_plan`); ``trace`` says which runs are
-    traced (`tracing.select`)."""
-    pass  # __DROPPED__
+    traced (`tracing.select`). A ``shard`` runs its share of the design in a VM of its own
+    and writes its record to `shard_path` instead of batch.json (`merge_shards` joins them).
+    """
 
     if place not in PLACES:
         raise BatchError(f"--place {place!r}; accepted: {', '.join(PLACES)}")
     check_profile(profile)
-    need_root()
-    removed = cleanup(only_dead=True)
-    if removed:
-        log(f"mininet: removed leftovers of killed batches: {', '.join(removed)}")
+    if os.geteuid() == 0:  # without root no batch here made namespaces or links to leave
+        removed = cleanup(only_dead=True)
+        if removed:
+            log(f"mininet: removed leftovers of killed batches: {', '.join(removed)}")
     results_dir = Path(results_dir)
     delay_us = one_way_delay_us(scenario.settings, delay_json)
     impl = scenario_dropper_impl(scenario, dropper_impl)
     plan = make_plan(
-        scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions, point_stride
-    )
+        scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions, point_stride,
+        shard=shard,
+    )  # fmt: skip
     plan = _traced(plan, trace)
     where, reason = decide_place(plan, place)
+    if where == "host":
+        need_root()  # a VM batch needs none: QEMU without KVM runs as any user
     from emusim import vm
 
     try:
@@ -373,11 +379,23 @@ def run_batch(
         # only in dilated time does a point without randomness repeat to the microsecond
         plan = make_plan(
             scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
-            point_stride, repeat_deterministic=False,
+            point_stride, repeat_deterministic=False, shard=shard,
         )  # fmt: skip
         plan = _traced(plan, trace)
     plan["icount_shift"] = shift
-    batch_path = results_dir / BACKEND / scenario.name / profile / "batch.json"
+    batch_path = (
+        results_dir / BACKEND / scenario.name / profile / "batch.json"
+        if shard is None
+        else shard_path(results_dir, scenario.name, profile, shard)
+    )
+    if shard is not None and shard.index > 1 and not plan["runs"] + plan["skipped"]:
+        # The design has fewer runs than shards: this one has nothing, not even a self-check
+        # to make (shard 1 always checks itself).
+        out = {"scenario": scenario.name, "profile": profile, "backend": BACKEND,
+               "shard": str(shard), "run_files": [], "sessions": []}  # fmt: skip
+        _write_batch(batch_path, out)
+        log(f"mininet: {scenario.name}/{profile} shard {shard}: no runs of the design")
+        return out
     for variant in sorted({n["variant"] for n in plan["not_implemented"]}):
         points = [n for n in plan["not_implemented"] if n["variant"] == variant]
         log(f"mininet: {len(points)} point(s) not run: {points[0]['reason']}")
@@ -397,15 +415,16 @@ def run_batch(
         f"place {where} ({reason})"
     )
     vm_elapsed = None
-    if where == "host":
-        writer = BatchWriter(plan, results_dir, "host", False, reason)
-        execute(plan, writer.record, "host")
-    else:
-        writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
-        clock = writer.clock["clock"]
-        shift = f" (icount shift {plan['icount_shift']})" if clock == "guest-icount" else ""
-        log(f"mininet: the VM's clock: {clock}{shift}")
-        vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
+    with realtime_lock(where == "host" or shift is None):
+        if where == "host":
+            writer = BatchWriter(plan, results_dir, "host", False, reason)
+            execute(plan, writer.record, "host")
+        else:
+            writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
+            clock = writer.clock["clock"]
+            shift = f" (icount shift {plan['icount_shift']})" if clock == "guest-icount" else ""
+            log(f"mininet: the VM's clock: {clock}{shift}")
+            vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
     if not writer.finished:
         raise BatchError("the batch ended before its last run (see the messages above)")
     session = writer.write_session(vm_elapsed)
@@ -413,6 +432,80 @@ def run_batch(
     _write_batch(batch_path, out)
     log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
     return out
+
+
+REALTIME_LOCK = Path("/run/lock/emusim-realtime-emulation.lock")
+"""Held by a batch that measures in real time (on the host, in a KVM guest, or a TCG guest
+without icount) for as long as it runs: such a batch's results depend on the host's load, so
+two of them never run at once on one machine, whoever started them. A batch in dilated time
+takes no lock: its guest's clock counts its own instructions (docs/mininet.md)."""
+
+
+@contextlib.contextmanager
+def realtime_lock(real_time: bool, path: Path = REALTIME_LOCK):
+    """Hold `REALTIME_LOCK` (an flock, released by the kernel if the batch dies) when
+    ``real_time``, waiting for another real-time batch to end."""
+    if not real_time:
+        yield
+        return
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log(f"mininet: waiting for another real-time batch to end ({path})")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def shard_path(results_dir: Path, scenario: str, profile: str, shard: Shard) -> Path:
+    """A shard's record: batch.json's content for its share of the runs."""
+    return Path(results_dir) / BACKEND / scenario / profile / "shards" / f"{shard}.json"
+
+
+def merge_shards(shard_files: list[Path], output: Path) -> dict:
+    """batch.json of a batch run in shards: every shard's run files and sessions, and the
+    facts (clock, kernel, self-check) of the latest session that made runs, as
+    `compose_batch` does for one shard's sessions. Each session keeps its own self-check
+    (emusim.backends.mininet.selfcheck fails the batch if any failed)."""
+    records = []
+    for path in shard_files:
+        try:
+            records.append(json.loads(Path(path).read_text()))
+        except (OSError, ValueError) as err:
+            raise BatchError(f"shard record {path}: {err}") from None
+    counts = {r.get("shard", "1-of-1").split("-of-")[-1] for r in records}
+    if len(counts) != 1 or int(counts.pop()) != len(records):
+        raise BatchError(
+            f"shard records {', '.join(map(str, shard_files))}: expected one of each of "
+            f"{len(records)} shards, found {[r.get('shard') for r in records]}"
+        )
+    scenarios = {(r["scenario"], r["profile"]) for r in records}
+    if len(scenarios) != 1:
+        raise BatchError(f"shard records of different batches: {sorted(scenarios)}")
+    made = [r for r in records if r.get("sessions")]
+    if not made:
+        raise BatchError(f"no shard ran a session: {', '.join(map(str, shard_files))}")
+    main = max(made, key=_latest_run_session)
+    sessions = {s["batch_id"]: s for r in records for s in r["sessions"]}
+    out = {
+        **{k: v for k, v in main.items() if k != "shard"},
+        "run_files": sorted(f for r in records for f in r["run_files"]),
+        "sessions": sorted(sessions.values(), key=lambda s: s.get("started_utc") or ""),
+        "shards": len(records),
+    }
+    _write_batch(Path(output), out)
+    return out
+
+
+def _latest_run_session(record: dict) -> str:
+    """When a shard's latest session that made runs started ("" if none made any)."""
+    return max(
+        (s.get("started_utc") or "" for s in record["sessions"] if s.get("runs_written")),
+        default="",
+    )
 
 
 def _traced(plan: dict, trace: tracing.TraceRequest | None) -> dict:

@@ -4,6 +4,8 @@
         --profile PROFILE [--delay-json PATH] --results-dir RESULTS_ROOT
         [--place auto|host|vm] [--dropper-impl auto|module|netfilter] [--no-selfcheck]
         [--repetitions N] [--point-stride K] [--trace POINT|all ...] [--trace-only] [--trace-raw]
+        [--shard I/N]
+    python -m emusim.backends.mininet merge --output BATCH_JSON SHARD_JSON...
     python -m emusim.backends.mininet cleanup [--all]
     python -m emusim.backends.mininet capabilities
 
@@ -30,8 +32,8 @@ the blast tool reads it back and a run whose connection had another one is an er
 without a Linux implementation is not run: the batch says so and lists its points in
 batch.json (``not_implemented``). Its kernel module is loaded where the batch runs.
 
-Root is needed. Whatever ends a batch (an error, Ctrl-C, SIGTERM), its namespaces, links,
-qdiscs and rules are removed; what a SIGKILLed batch leaves is removed by `cleanup`, which
+Root is needed on the host. Whatever ends a batch (an error, Ctrl-C, SIGTERM), its namespaces,
+links, qdiscs and rules are removed; what a SIGKILLed batch leaves is removed by `cleanup`, which
 every batch also runs first (sparing batches whose process is still alive).
 
 """
@@ -43,10 +45,10 @@ import json
 import sys
 from pathlib import Path
 
-from emusim.backends.mininet.batch import run_batch
+from emusim.backends.mininet.batch import merge_shards, run_batch
 from emusim.backends.mininet.executor import execute
 from emusim.backends.mininet.host import EmuError, capabilities, cleanup, need_root
-from emusim.backends.mininet.plan import LINE_PREFIX, PLACES, VM_CPUS, BatchError, log
+from emusim.backends.mininet.plan import LINE_PREFIX, PLACES, VM_CPUS, BatchError, Shard, log
 from emusim.linux.dropper import DROPPER_IMPLS
 from emusim.linux.tcp import ProfileError
 
@@ -93,10 +95,20 @@ def main(argv: list[str] | None = None) -> int:
         metavar="POINT",
         help="trace the TCP sender of this point's runs (repeatable; 'all': every point)",
     )
+    b.add_argument(
+        "--shard",
+        type=Shard.parse,
+        metavar="I/N",
+        help="run the I-th of N shares of the design (a VM each, side by side) and write "
+        "shards/I-of-N.json instead of batch.json",
+    )
     b.add_argument("--trace-only", action="store_true", help="run only the traced points")
     b.add_argument(
         "--trace-raw", action="store_true", help="keep the tracefs text too (RUN.tracefs.txt.gz)"
     )
+    m = sub.add_parser("merge", help="join a batch's shard records into its batch.json")
+    m.add_argument("--output", required=True, type=Path, help="the batch.json to write")
+    m.add_argument("shards", nargs="+", type=Path, help="shards/I-of-N.json, one of each I")
     e = sub.add_parser("execute", help="(internal) run a plan here; prints EMUSIM- records")
     e.add_argument("--plan", required=True, type=Path)
     e.add_argument("--place", default="vm")
@@ -118,8 +130,12 @@ def main(argv: list[str] | None = None) -> int:
                 args.dropper_impl, not args.no_selfcheck, args.vm_timeout, args.vm_cpus,
                 args.repetitions, args.point_stride, vm.parse_icount_shift(args.icount_shift),
                 not args.deterministic_once,
-                _trace_request(args.trace, args.trace_only, args.trace_raw),
+                _trace_request(args.trace, args.trace_only, args.trace_raw), args.shard,
             )  # fmt: skip
+        elif args.cmd == "merge":
+            out = merge_shards(args.shards, args.output)
+            log(f"mininet: wrote {args.output}: {len(out['run_files'])} runs from "
+                f"{out['shards']} shard(s), {len(out['sessions'])} session(s)")  # fmt: skip
         elif args.cmd == "execute":
             plan = json.loads(args.plan.read_text())
             execute(plan, _print_record, args.place)

@@ -27,8 +27,11 @@ PLAN_DIR = TOOLS_DIR / "plans"
 MODULE_PATH = REPO_ROOT / "kernel-dropper" / "dropper.ko"
 PROC_DROPPER = Path("/proc/dropperInfo/dropper")
 PROC_NUM_DROPPED = Path("/proc/dropperInfo/numDropped")
-REGISTRY_DIR = Path("/run/emusim-mininet")
-"""One file per running batch (its id), holding the owner's PID: cleanup spares live batches."""
+REGISTRY_DIR = (
+    Path("/run/emusim-mininet") if os.geteuid() == 0 else Path(f"/tmp/emusim-mininet-{os.getuid()}")
+)
+"""One file per running batch (its id), holding the owner's PID: cleanup spares live batches.
+A batch that is not root (a VM batch on a cluster node) keeps its own in /tmp."""
 PORT = 1026
 """The report's blast server port."""
 COMMAND_TIMEOUT_S = 120.0

@@ -7,7 +7,9 @@ caps) that the executor and the batch writer share.
 from __future__ import annotations
 
 import json
+import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from emusim import runjson
@@ -55,6 +57,35 @@ class BatchError(RuntimeError):
     """The batch cannot run as asked; the message says why."""
 
 
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count`` of a batch: the design's runs dealt out in turn (run k,
+    counted from 1 over points and repetitions in design order, goes to shard
+    ((k - 1) mod count) + 1), so every shard gets low and high drop rates alike. The
+    assignment depends only on the design, so a resumed shard finds the same runs."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        """``I/N`` (or ``I-of-N``, as in the shard's file name), 1 <= I <= N."""
+        parts = text.replace("-of-", "/").split("/")
+        try:
+            index, count = (int(p) for p in parts)
+        except ValueError:
+            raise BatchError(f"--shard {text!r}: expected I/N, e.g. 1/2") from None
+        if not 1 <= index <= count:
+            raise BatchError(f"--shard {text!r}: I must be between 1 and N")
+        return cls(index, count)
+
+    def owns(self, ordinal: int) -> bool:
+        return (ordinal - 1) % self.count == self.index - 1
+
+    def __str__(self) -> str:
+        return f"{self.index}-of-{self.count}"
+
+
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -88,6 +119,7 @@ def make_plan(
     repetitions: int | None = None,
     point_stride: int = 1,
     repeat_deterministic: bool = True,
+    shard: Shard | None = None,
 ) -> dict:
     """Everything the executor needs (it does not load the scenario again).
 
@@ -95,7 +127,8 @@ def make_plan(
     ``point_stride``-th value of the first sweep axis (`Scenario.thinned_points`). Without
     ``repeat_deterministic`` a point that draws no random numbers (`point_is_random`) runs
     once, as ns-3's do: in dilated time such a point repeats to within 0.03 %
-    (docs/mininet.md, "Dilated time").
+    (docs/mininet.md, "Dilated time"). A ``shard`` keeps its share of the design's runs
+    (`Shard.owns`), so that several VMs can run one batch side by side.
     """
     from emusim import variants as tcp_variants  # on the host only: the guest gets the plan
 
@@ -111,6 +144,7 @@ def make_plan(
     topo = Topology.from_settings(scenario.settings["topology"])
     runs, skipped, not_implemented = [], [], []
     ccs: dict[str, dict] = {}
+    ordinal = 0  # the run's place in the whole design, which the shards divide
     for point in points:
         cc = None
         ecn = False
@@ -129,6 +163,9 @@ def make_plan(
             _add_congestion_control(ccs, variant)
         point_reps = reps if repeat_deterministic or point_is_random(point, random_variant) else 1
         for rep in range(1, point_reps + 1):
+            ordinal += 1
+            if shard is not None and not shard.owns(ordinal):
+                continue
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
             entry = {
                 "point": point.id,
@@ -158,6 +195,8 @@ def make_plan(
         "skipped": skipped,
         "not_implemented": not_implemented,
         "congestion_controls": ccs,
+        "shard": None if shard is None else str(shard),
+        "design_runs": ordinal,
     }
 
 
@@ -213,10 +252,14 @@ def congestion_control(profile: str) -> str | None:
 
 def decide_place(plan: dict, place: str, caps=None) -> tuple[str, str]:
     """("host" or "vm", why). A forced host that lacks something is an error naming it."""
-    pass  # __DROPPED__
-
     if place == "vm":
         return "vm", "asked for (--place vm)"
+    if place == "auto" and os.geteuid() != 0:
+        return "vm", "not root: the host's namespaces, tc and netfilter need root, a VM does not"
+    if os.environ.get("SLURM_JOB_ID"):
+        # A cluster node is shared and its kernel is not configured for the emulation: a VM
+        # in dilated time measures the same whatever else the node runs.
+        return "vm", f"a SLURM job (job {os.environ['SLURM_JOB_ID']}) on a shared node"
     if caps is None:
         caps = capabilities(congestion_control(plan["profile"]), variant_modules(plan))
     impl = plan["dropper_impl"] if needs_dropper(plan) else "auto"
