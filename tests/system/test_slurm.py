@@ -159,10 +159,12 @@ EMULATION_TARGET = QUICK / "results/mininet/baseline-tcp/linux-2.2/batch.json"
 
 
 @pytest.fixture(scope="module")
-def emulation(tmp_path_factory, ns3_programs):
+def emulation(tmp_path_factory, mininet_ready):
     """One emulation batch (baseline-tcp, linux-2.2, quick: one run) through SLURM: its shard
-    in dilated time is a job on the node, the join of the shards' records a local rule."""
-    root = copy_workflow(tmp_path_factory.mktemp("emulation"), ns3_programs, ("emu",))
+    in dilated time is a job on the node, the join of the shards' records a local rule. No
+    ns-3 program is needed (backends [mininet])."""
+    no_ns3 = tmp_path_factory.mktemp("no-ns3")
+    root = copy_workflow(tmp_path_factory.mktemp("emulation"), no_ns3, ("emu",))
     config = ["--config", "scale=quick", "backends=[mininet]", "scenarios=[baseline-tcp]"]
     with single_node_cluster(tmp_path_factory.mktemp("slurm-emulation")) as cluster:
         log = subprocess.run(
@@ -192,8 +194,8 @@ def test_an_emulation_shard_runs_as_a_slurm_job(emulation):
     assert batch["shards"] == 1 and batch["clock"] == "guest-icount"
     assert batch["place"] == "vm" and "SLURM job" in batch["place_reason"]
     assert batch["selfcheck"]["throughput"]["ok"] and batch["selfcheck"]["delay"]["ok"]
-    (run_file,) = batch["run_files"]
-    run = json.loads(Path(run_file).read_text())
+    (run_file,) = batch["run_files"]  # relative to the workflow's directory
+    run = json.loads((emulation["root"] / run_file).read_text())
     quick = yaml.safe_load((emulation["root"] / "scenarios/baseline-tcp.yaml").read_text())
     workload = quick["workload"] | quick["scales"]["quick"]["workload"]
     assert run["status"] == "ok"
