@@ -60,6 +60,21 @@ DEFAULT_ICOUNT_SHIFT = 0
 """Guest nanoseconds per instruction, as a power of two: 0 is the fastest guest CPU icount
 offers (1 GIPS). Measured through veth + netem at 100 Mb/s, shifts 0, 2 and 3 carry the same
 rate; 0 keeps the guest stack's own per-packet cost smallest (docs/mininet.md)."""
+TCG_CPU_MODEL = "max"
+"""The guest's CPU under software emulation (QEMU's ``-cpu``): virtme-ng's own choice, QEMU's
+fullest model. It has ERMS, so the guest kernel copies and clears memory with ``rep movsb`` /
+``rep stosb``, one byte per iteration, and icount counts every iteration as an instruction.
+``max,-erms,-fsrm`` (``EMUSIM_VM_CPU``) makes those eight bytes an iteration: measured, it
+halves the host cost of copying but moves a timeout-bound point of regular-drop by 17 %, so
+it is not the default until that is traced (docs/mininet.md, "Cost per component")."""
+CPU_ENV = "EMUSIM_VM_CPU"
+
+
+def guest_cpu_model() -> str:
+    """The guest's CPU model under software emulation: $EMUSIM_VM_CPU, else TCG_CPU_MODEL."""
+    return os.environ.get(CPU_ENV) or TCG_CPU_MODEL
+
+
 ICOUNT_SHIFT_MAX = 10
 ICOUNT_ENV = "EMUSIM_VM_ICOUNT_SHIFT"
 CLOCK_MARK = "EMUSIM-VMCLOCK"
@@ -113,6 +128,7 @@ class VMResult:
     guest_elapsed_s: float | None = None
     dilation: float | None = None
     host_cpu_s: float | None = None
+    guest_cpu: str | None = None  # QEMU's -cpu under software emulation; None with KVM
 
     def clock_facts(self) -> dict:
         """The clock a result measured in this VM was measured in, for its provenance."""
@@ -123,6 +139,7 @@ class VMResult:
             "guest_elapsed_s": self.guest_elapsed_s,
             "host_elapsed_s": round(self.elapsed_s, 3),
             "host_cpu_s": self.host_cpu_s,
+            "guest_cpu": self.guest_cpu,
         }
 
 
@@ -281,8 +298,12 @@ def vng_command(
     argv += ["--cpus", str(cpus), "--cwd", str(cwd or REPO_ROOT), "--force-9p"]
     if not kvm:
         argv.append("--disable-kvm")
+    qemu_opts = [] if kvm else [f"-cpu {guest_cpu_model()}"]  # after virtme's -cpu: it wins
     if dilated:
-        argv += ["--qemu-opts", icount_qemu_opts(icount_shift)]
+        qemu_opts.append(icount_qemu_opts(icount_shift))
+    if qemu_opts:
+        # one word with the option: vng's argparse would read "-cpu ..." as its own -c option
+        argv.append(f"--qemu-opts={' '.join(qemu_opts)}")
     for arg in append:
         argv += ["--append", arg]
     for path in rwdirs:
@@ -409,6 +430,7 @@ def run_in_vm(
         guest_elapsed_s=guest_s,
         dilation=dilation,
         host_cpu_s=cpu_s,
+        guest_cpu=None if kvm else guest_cpu_model(),
     )
 
 

@@ -68,7 +68,8 @@ def test_vng_command_is_software_emulation_unless_asked(tmp_path):
     argv = vm.vng_command(["echo", "a b"], kernel, memory_mb=512, cpus=2, cwd=tmp_path)
     assert argv[argv.index("--exec") + 1] == vm.clocked("echo 'a b'")
     assert "--disable-kvm" in argv and "--force-9p" in argv
-    assert "--qemu-opts" not in argv  # real time unless dilated time is asked for
+    # real time unless dilated time is asked for; the CPU model either way (vm.TCG_CPU_MODEL)
+    assert "--qemu-opts=-cpu max" in argv
     assert argv[argv.index("--run") + 1] == str(tmp_path / "vmlinuz")
     assert "--disable-kvm" not in vm.vng_command("true", kernel, kvm=True)
     with pytest.raises(vm.VMError, match="memory_mb"):
@@ -78,12 +79,18 @@ def test_vng_command_is_software_emulation_unless_asked(tmp_path):
 def test_dilated_time_is_icount_with_one_vcpu(tmp_path, monkeypatch):
     kernel = vm.GuestKernel("6.1.0-9-amd64", tmp_path / "vmlinuz", tmp_path)
     argv = vm.vng_command("true", kernel, icount_shift=2)
-    assert argv[argv.index("--qemu-opts") + 1] == "-icount shift=2,sleep=off -rtc clock=vm"
+    assert "--qemu-opts=-cpu max -icount shift=2,sleep=off -rtc clock=vm" in argv
+    monkeypatch.setenv(vm.CPU_ENV, "max,-erms,-fsrm")
+    assert "--qemu-opts=-cpu max,-erms,-fsrm -icount shift=2,sleep=off -rtc clock=vm" in (
+        vm.vng_command("true", kernel, icount_shift=2)
+    )
+    monkeypatch.delenv(vm.CPU_ENV)
     assert argv[argv.index("--cpus") + 1] == "1"
     with pytest.raises(vm.VMError, match="one vCPU"):
         vm.vng_command("true", kernel, cpus=2, icount_shift=0)
-    # KVM keeps real time: no icount
-    assert "--qemu-opts" not in vm.vng_command("true", kernel, kvm=True, icount_shift=0)
+    # KVM keeps real time and the host's CPU: no icount, no model
+    assert not [a for a in vm.vng_command("true", kernel, kvm=True, icount_shift=0)
+                if a.startswith("--qemu-opts")]  # fmt: skip
     # the default and the environment
     monkeypatch.delenv(vm.ICOUNT_ENV, raising=False)
     assert vm.icount_requested() == vm.DEFAULT_ICOUNT_SHIFT == 0

@@ -48,14 +48,21 @@ from emusim.teardown import signals_raise
 
 def clock_of(place: str, kvm: bool, icount_shift: int | None) -> dict:
     """What clock a batch's measurements are in: the host's real time, a KVM guest's (real
-    time too), or a TCG guest's: dilated (QEMU icount, ``icount_shift``) or real time."""
+    time too), or a TCG guest's: dilated (QEMU icount, ``icount_shift``) or real time; and a
+    TCG guest's CPU model (emusim.vm.guest_cpu_model), which sets what an instruction does."""
+    from emusim import vm
+
     if place == "host":
         clock = "host"
     elif kvm:
         clock = "kvm"
     else:
         clock = "guest-icount" if icount_shift is not None else "tcg-real"
-    return {"clock": clock, "icount_shift": icount_shift if clock == "guest-icount" else None}
+    return {
+        "clock": clock,
+        "icount_shift": icount_shift if clock == "guest-icount" else None,
+        "guest_cpu": vm.guest_cpu_model() if clock in ("guest-icount", "tcg-real") else None,
+    }
 
 
 class BatchWriter:
@@ -341,6 +348,7 @@ def run_batch(
     repeat_deterministic: bool = True,
     trace: tracing.TraceRequest | None = None,
     shard: Shard | None = None,
+    cpu_profile: frozenset[str] | None = None,
 ) -> dict:
     """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
     time of a VM without KVM (emusim.vm.icount_requested: "env" reads the environment, None
@@ -348,6 +356,9 @@ def run_batch(
     point that draws no random numbers once (`make_plan`); ``trace`` says which runs are
     traced (`tracing.select`). A ``shard`` runs its share of the design in a VM of its own
     and writes its record to `shard_path` instead of batch.json (`merge_shards` joins them).
+    The runs of the points in ``cpu_profile`` ("all": every point) are sampled by perf while
+    they run (`emusim.linux.cpu_profile`; their times include the sampling's cost: give them
+    a results directory of their own).
     """
 
     if place not in PLACES:
@@ -383,6 +394,9 @@ def run_batch(
         )  # fmt: skip
         plan = _traced(plan, trace)
     plan["icount_shift"] = shift
+    for entry in plan["runs"]:
+        if cpu_profile and ("all" in cpu_profile or entry["point"] in cpu_profile):
+            entry["cpu_profile"] = True
     batch_path = (
         results_dir / BACKEND / scenario.name / profile / "batch.json"
         if shard is None

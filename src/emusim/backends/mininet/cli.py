@@ -4,7 +4,7 @@
         --profile PROFILE [--delay-json PATH] --results-dir RESULTS_ROOT
         [--place auto|host|vm] [--dropper-impl auto|module|netfilter] [--no-selfcheck]
         [--repetitions N] [--point-stride K] [--trace POINT|all ...] [--trace-only] [--trace-raw]
-        [--shard I/N]
+        [--shard I/N] [--profile-cpu POINT|all ...]
     python -m emusim.backends.mininet merge --output BATCH_JSON SHARD_JSON...
     python -m emusim.backends.mininet cleanup [--all]
     python -m emusim.backends.mininet capabilities
@@ -102,6 +102,13 @@ def main(argv: list[str] | None = None) -> int:
         help="run the I-th of N shares of the design (a VM each, side by side) and write "
         "shards/I-of-N.json instead of batch.json",
     )
+    b.add_argument(
+        "--profile-cpu",
+        action="append",
+        metavar="POINT",
+        help="sample where the CPU time of this point's runs goes, by component of the path "
+        "(perf; repeatable; 'all': every point); their times include the sampling's cost",
+    )
     b.add_argument("--trace-only", action="store_true", help="run only the traced points")
     b.add_argument(
         "--trace-raw", action="store_true", help="keep the tracefs text too (RUN.tracefs.txt.gz)"
@@ -131,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.repetitions, args.point_stride, vm.parse_icount_shift(args.icount_shift),
                 not args.deterministic_once,
                 _trace_request(args.trace, args.trace_only, args.trace_raw), args.shard,
+                frozenset(args.profile_cpu or ()),
             )  # fmt: skip
         elif args.cmd == "merge":
             out = merge_shards(args.shards, args.output)

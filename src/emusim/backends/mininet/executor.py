@@ -353,10 +353,15 @@ def run_checked(network, dropper, entry: dict, plan: dict, setup) -> dict:
     rejected = []
     for attempt in range(1, MAX_CLOCK_ATTEMPTS + 1):
         t0 = time.monotonic()
-        with tracing.traced(entry, network, plan["batch_id"]) as trace:
+        with (
+            tracing.traced(entry, network, plan["batch_id"]) as trace,
+            _cpu_profiled(entry) as prof,
+        ):
             out = run_one(network, dropper, entry, plan, setup)
         wall = round(time.monotonic() - t0, 3)
         trace.attach(out)
+        if prof:
+            out["mininet"]["cpu_profile"] = prof
         io = out.get("mininet", {}).get("host_io_irqs", -1)
         if io <= 0 or attempt == MAX_CLOCK_ATTEMPTS:
             break
@@ -372,6 +377,25 @@ def run_checked(network, dropper, entry: dict, plan: dict, setup) -> dict:
         "rejected": rejected,
     }
     return out
+
+
+@contextlib.contextmanager
+def _cpu_profiled(entry: dict):
+    """For a run marked ``cpu_profile``: perf samples every CPU while it runs, and the dict
+    yielded gets the samples per component of the path (emusim.linux.cpu_profile) after it."""
+    result: dict = {}
+    if not entry.get("cpu_profile"):
+        yield result
+        return
+    import tempfile
+
+    from emusim.linux import cpu_profile
+
+    with tempfile.TemporaryDirectory(prefix="emusim-perf-") as tmp:
+        data = Path(tmp) / "perf.data"
+        with cpu_profile.record(data):
+            yield result
+        result.update(cpu_profile.summary(cpu_profile.symbols(data)))
 
 
 def _tool_versions() -> dict[str, str]:
