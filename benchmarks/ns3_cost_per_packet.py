@@ -1,15 +1,17 @@
 """ns-3's cost per packet against the window (issue 31's first acceptance measure).
 
-Three FAST flows through multi-flow scenario I's dumbbell (RTTs 100, 150 and 200 ms, the
-2000-packet buffer, `build/ns3/multiflow`) at 200 and at 800 Mb/s. The CPU time of a 10-s run
-minus that of a 4-s run, per simulated second, leaves out the start (connection setup, slow
-start): the steady state's cost. At 4 times the rate there are 4 times the packets, and each
+Three flows (FAST, or --variant) through multi-flow scenario I's dumbbell (RTTs 100, 150 and
+200 ms, the 2000-packet buffer, `build/ns3/multiflow`) at 200 and at 800 Mb/s. The CPU time of a
+10-s run minus that of a 4-s run, per simulated second, leaves out the start (connection setup,
+slow start): the steady state's cost. At 4 times the rate there are 4 times the packets, and each
 window is 4 times as large; if the cost per packet did not depend on the window the ratio would
 be 4. Run on an otherwise idle machine:
 
-    .venv/bin/python benchmarks/ns3_cost_per_packet.py [--mode ours|ns3]
+    .venv/bin/python benchmarks/ns3_cost_per_packet.py [--mode ours|ns3] [--variant cubic]
 
---mode ns3 runs ns-3 3.44's own TcpTxBuffer functions (docs/ns3-hot-paths.md).
+--mode ns3 runs ns-3 3.44's own TcpTxBuffer and TcpRxBuffer functions (docs/ns3-hot-paths.md);
+--variant runs another of the scenario's variants than FAST (CUBIC: losses, so the SACK
+scoreboard and the receiver's buffer of data out of order are on the path).
 """
 
 from __future__ import annotations
@@ -33,12 +35,12 @@ def children_cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def fast_command(rate_mbps: int, duration_s: int) -> list[str]:
+def flows_command(rate_mbps: int, duration_s: int, variant: str = "fast") -> list[str]:
     s = scenario.load("multiflow-dynamic-i", "paper")
     cmd = ns3.command(
         str(NS3_BUILD_DIR / "multiflow"),
         s,
-        s.point("variant=fast"),
+        s.point(f"variant={variant}"),
         profiles.get("linux-6.1-wan"),
         1,
         0.0,
@@ -65,6 +67,7 @@ def fast_command(rate_mbps: int, duration_s: int) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=["ours", "ns3"], default="ours")
+    parser.add_argument("--variant", choices=["fast", "vegas", "cubic", "bbr"], default="fast")
     args = parser.parse_args()
     env = {**os.environ, "EMUSIM_NS3_TX_BUFFER": args.mode}
     per_s = {}
@@ -72,7 +75,12 @@ def main() -> int:
         cpu = {}
         for duration in DURATIONS_S:
             t = children_cpu_s()
-            subprocess.run(fast_command(rate, duration), env=env, check=True, capture_output=True)
+            subprocess.run(
+                flows_command(rate, duration, args.variant),
+                env=env,
+                check=True,
+                capture_output=True,
+            )
             cpu[duration] = children_cpu_s() - t
         per_s[rate] = (cpu[10] - cpu[4]) / (DURATIONS_S[1] - DURATIONS_S[0])
         print(
@@ -81,7 +89,10 @@ def main() -> int:
             flush=True,
         )
     ratio = per_s[800] / per_s[200]
-    print(f"800 / 200 Mb/s: {ratio:.2f} times the cost for 4 times the packets ({args.mode})")
+    print(
+        f"800 / 200 Mb/s: {ratio:.2f} times the cost for 4 times the packets "
+        f"({args.variant}, {args.mode})"
+    )
     return 0
 
 

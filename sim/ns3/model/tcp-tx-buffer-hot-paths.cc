@@ -1,22 +1,28 @@
 /*
  * The TCP sender's hot paths as emusim's own code: definitions of ns-3 3.44's
  * TcpTxBuffer::NextSeg and TcpTxBuffer::CopyFromSequence (with the private functions it calls,
- * GetTransmittedSegment, GetNewSegment and GetPacketFromList), written here to 3.44's behaviour
- * without its linear walks. docs/ns3-hot-paths.md says why this works, on which wheel, what would
- * break it, and how the differential mode checks it.
+ * GetTransmittedSegment, GetNewSegment and GetPacketFromList), of the SACK scoreboard,
+ * TcpTxBuffer::Update (with UpdateLostCount, which only Update calls), and of
+ * TcpTxBuffer::IsRetransmittedDataAcked, written here to 3.44's behaviour without its linear
+ * walks (the receiver's: tcp-rx-buffer-hot-paths.cc). docs/ns3-hot-paths.md says why this works, on
+ * which wheel, what would break it, and how the differential mode checks it.
  *
  * Why: ns-3 3.44's NextSeg walks the whole list of segments in flight on every segment sent,
  * and GetPacketFromList asserts `list != m_sentList` on every step of its walk, a comparison of
  * two std::lists element by element. At a window of thousands of segments (the multi-flow
- * study's 800 Mb/s) those two were 66 % (FAST) and 97 % (CUBIC) of a run's time (perf;
- * docs/multiflow.md, "Cost").
+ * study's 800 Mb/s) those two were 66 % (FAST) and 97 % (CUBIC) of a run's time; with them
+ * replaced, Update walking the list from its head for each SACK block, UpdateLostCount walking
+ * back from the highest SACK and IsRetransmittedDataAcked walking it all on every ACK were most
+ * of a CUBIC run (perf; docs/multiflow.md, "Cost").
  *
  * How: the pip wheel's libns3.44-internet.so exports these functions with default visibility
- * and TcpSocketBase calls NextSeg and CopyFromSequence through its PLT. libemusim-ns3.so is
+ * and TcpSocketBase calls NextSeg, CopyFromSequence, Update and IsRetransmittedDataAcked through
+ * its PLT. libemusim-ns3.so is
  * linked before the wheel's libraries, so the dynamic linker binds those calls to the
  * definitions below. Calls inside the wheel's tcp-tx-buffer.cc bind locally (it was compiled
  * with -fno-semantic-interposition): the wheel's own CopyFromSequence keeps calling its own
- * GetTransmittedSegment, which the differential mode relies on.
+ * GetTransmittedSegment, and the wheel's Update its own UpdateLostCount, which the differential
+ * mode relies on; ours calls ours.
  *
  * Same behaviour: every rule, quirk and list edit of 3.44 is kept, in the same order (the same
  * splits and merges of the same items), so the outputs are byte-identical. What changes is only
@@ -26,7 +32,11 @@
  *   The sent list is sorted: a walk stops at the highest SACKed segment, past which (1.b) fails.
  * - GetPacketFromList walks once to the segment asked for and edits the list in place, where
  *   3.44 starts its walk again from the list's head after every split or merge.
+ * - Update and UpdateLostCount find their segments from the nearest known position and count
+ *   the shorter side of the list (see there); IsRetransmittedDataAcked stops at the ACK.
  */
+
+#include "ns3-hot-paths-mode.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
@@ -41,6 +51,7 @@
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace
 {
@@ -58,6 +69,13 @@ constexpr const char* kNextSegSymbol =
 constexpr const char* kCopyFromSequenceSymbol =
     "_ZN3ns311TcpTxBuffer16CopyFromSequenceEjRKNS_14SequenceNumberIjiEE";
 
+constexpr const char* kUpdateSymbol =
+    "_ZN3ns311TcpTxBuffer6UpdateERKNSt7__cxx114listISt4pairINS_14SequenceNumberIjiEES5_ESaIS6_"
+    "EEERKNS_8CallbackIvJPNS_9TcpTxItemEEEE";
+
+constexpr const char* kIsRetransmittedDataAckedSymbol =
+    "_ZNK3ns311TcpTxBuffer24IsRetransmittedDataAckedERKNS_14SequenceNumberIjiEE";
+
 using NextSegFn = bool (*)(const ns3::TcpTxBuffer*,
                            ns3::SequenceNumber32*,
                            ns3::SequenceNumber32*,
@@ -65,16 +83,15 @@ using NextSegFn = bool (*)(const ns3::TcpTxBuffer*,
 using CopyFromSequenceFn = ns3::TcpTxItem* (*)(ns3::TcpTxBuffer*,
                                                uint32_t,
                                                const ns3::SequenceNumber32&);
+using IsRetransmittedDataAckedFn = bool (*)(const ns3::TcpTxBuffer*, const ns3::SequenceNumber32&);
+using UpdateFn = uint32_t (*)(ns3::TcpTxBuffer*,
+                              const ns3::TcpOptionSack::SackList&,
+                              const ns3::Callback<void, ns3::TcpTxItem*>&);
 
-/// Which definitions run, from EMUSIM_NS3_TX_BUFFER: "ours" (unset: the default), "ns3" (the
-/// wheel's originals only: the benchmark's "before") or "check" (ours, and every call also runs
-/// the wheel's original and compares: the differential mode).
-enum class Mode
+} // namespace
+
+namespace emusim::hotpaths
 {
-    kOurs,
-    kNs3,
-    kCheck,
-};
 
 Mode
 CurrentMode()
@@ -114,6 +131,15 @@ Original(const char* symbol)
     }
     return fn;
 }
+
+} // namespace emusim::hotpaths
+
+namespace
+{
+
+using emusim::hotpaths::CurrentMode;
+using emusim::hotpaths::Mode;
+using emusim::hotpaths::Original;
 
 /// The GNU build-id of the loaded object whose base address is `base`, in hex ("" if none).
 std::string
@@ -218,8 +244,8 @@ CheckPinnedNs3()
     if (id != kPinnedInternetBuildId)
     {
         std::fprintf(stderr,
-                     "emusim: libemusim-ns3 replaces ns-3's TcpTxBuffer::NextSeg and "
-                     "CopyFromSequence (sim/ns3/model/tcp-tx-buffer-hot-paths.cc) and was "
+                     "emusim: libemusim-ns3 replaces functions of ns-3's TcpTxBuffer and "
+                     "TcpRxBuffer (sim/ns3/model/tcp-*-buffer-hot-paths.cc) and was "
                      "written for ns3 %s (libns3.44-internet.so build-id %s); this program runs "
                      "%s, ns3 %s, build-id %s. Install the pinned wheel (make setup, or pip "
                      "install ns3==%s) and rebuild (python -m emusim.backends.ns3.build).\n",
@@ -581,6 +607,426 @@ TcpTxBuffer::GetPacketFromList(PacketList& list,
         return firstPart;
     }
     return outItem;
+}
+
+bool
+TcpTxBuffer::IsRetransmittedDataAcked(const SequenceNumber32& ack) const
+{
+    // TcpSocketBase asks this on every ACK (ReceivedAck and ProcessAck, through the PLT): is the
+    // segment that ends at the ACK a retransmission (and not SACKed)? 3.44 walks the whole sent
+    // list, copying each segment's packet pointer, and finds none on most ACKs. The list is
+    // sorted, each segment starting where the one before ends, so at most one segment ends at
+    // the ACK, and the walk from the head stops at the first segment that ends beyond it: on a
+    // duplicate ACK that is the head.
+    static const auto original =
+        reinterpret_cast<IsRetransmittedDataAckedFn>(Original(kIsRetransmittedDataAckedSymbol));
+    if (CurrentMode() == Mode::kNs3)
+    {
+        return original(this, ack);
+    }
+    bool acked = false;
+    for (const TcpTxItem* item : m_sentList)
+    {
+        SequenceNumber32 end = item->m_startSeq + item->m_packet->GetSize();
+        if (end == ack)
+        {
+            acked = !item->m_sacked && item->m_retrans;
+            break;
+        }
+        if (end > ack)
+        {
+            break;
+        }
+    }
+    if (CurrentMode() == Mode::kCheck && original(this, ack) != acked)
+    {
+        NS_FATAL_ERROR("TcpTxBuffer::IsRetransmittedDataAcked("
+                       << ack << ") differs from ns-3's: " << acked << " against " << !acked
+                       << "; buffer " << *this);
+    }
+    return acked;
+}
+
+// The SACK scoreboard. 3.44's Update walks the sent list from its head for every SACK block, to
+// the block's end, and UpdateLostCount walks from the highest SACKed segment back to the head:
+// at a window of thousands of segments, every ACK in recovery walks the whole window two to four
+// times. Ours finds a block's segments from the nearest known position (the head, the end, the
+// highest SACKed segment) and learns how many of them are already SACKed from the buffer's count
+// of SACKed bytes, so it looks only at the segments that change and at the shorter side of the
+// list; the marks, counters, callbacks and their order are 3.44's.
+
+uint32_t
+TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, TcpTxItem*>& sackedCb)
+{
+    static const auto original = reinterpret_cast<UpdateFn>(Original(kUpdateSymbol));
+    if (CurrentMode() == Mode::kNs3)
+    {
+        return original(this, list, sackedCb);
+    }
+
+    // The differential mode (EMUSIM_NS3_TX_BUFFER=check) runs the wheel's original first, on a copy
+    // of the sent list's items, with a callback that records the segments it reports SACKed (the
+    // connection's own callback feeds its rate estimate: it must run once per segment, from ours).
+    Ptr<TcpTxBuffer> twin;
+    uint32_t theirs = 0;
+    std::vector<SequenceNumber32> theirCalls;
+    std::vector<SequenceNumber32> ourCalls;
+    // 3.44's constructor leaves the highest SACK's iterator value-initialized (it is neither a
+    // segment nor the list's end) until a SACK or a reset sets it
+    const PacketList::const_iterator unset{};
+    auto indexOf = [unset](const PacketList& from, PacketList::const_iterator at) {
+        if (at == unset)
+        {
+            return int64_t{-2};
+        }
+        int64_t index = 0;
+        for (auto it = from.cbegin(); it != from.cend(); ++it, ++index)
+        {
+            if (it == at)
+            {
+                return index;
+            }
+        }
+        return int64_t{-1}; // the list's end
+    };
+    if (CurrentMode() == Mode::kCheck)
+    {
+        twin = CreateObject<TcpTxBuffer>(m_firstByteSeq.Get().GetValue());
+        for (const TcpTxItem* item : m_sentList)
+        {
+            // the items copied, their packets shared: Update reads only the packets' sizes
+            twin->m_sentList.push_back(new TcpTxItem(*item));
+        }
+        twin->m_size = m_sentSize; // Update never looks at the unsent data
+        twin->m_sentSize = m_sentSize;
+        twin->m_lostOut = m_lostOut;
+        twin->m_sackedOut = m_sackedOut;
+        twin->m_retrans = m_retrans;
+        twin->m_dupAckThresh = m_dupAckThresh;
+        twin->m_segmentSize = m_segmentSize;
+        twin->m_renoSack = m_renoSack;
+        twin->m_sackEnabled = m_sackEnabled;
+        twin->m_sackSeen = m_sackSeen;
+        int64_t highest = indexOf(m_sentList, m_highestSack.first);
+        twin->m_highestSack =
+            std::make_pair(highest == -2   ? unset
+                           : highest == -1 ? twin->m_sentList.cend()
+                                           : std::next(twin->m_sentList.cbegin(), highest),
+                           m_highestSack.second);
+        theirs = original(PeekPointer(twin),
+                          list,
+                          Callback<void, TcpTxItem*>([&theirCalls](TcpTxItem* item) {
+                              theirCalls.push_back(item->m_startSeq);
+                          }));
+    }
+
+    const auto listBegin = m_sentList.cbegin();
+    const auto listEnd = m_sentList.cend();
+    const SequenceNumber32 headSeq = m_firstByteSeq.Get();
+    const SequenceNumber32 highData = headSeq + m_sentSize;
+    auto endOf = [](const TcpTxItem* item) { return item->m_startSeq + item->m_packet->GetSize(); };
+
+    // The first segment that starts at or after seq (the list is sorted, each segment starting
+    // where the one before ends, as DiscardUpTo asserts), walked to from the nearest of the head,
+    // the end and the highest SACKed segment: a few steps where 3.44 walks from the head.
+    auto firstFrom = [&](SequenceNumber32 seq) {
+        if (m_sentList.empty() || seq <= headSeq)
+        {
+            return listBegin;
+        }
+        if (seq >= highData)
+        {
+            return listEnd;
+        }
+        auto it = listBegin;
+        bool forward = true;
+        uint32_t distanceBytes = seq - headSeq;
+        if (static_cast<uint32_t>(highData - seq) < distanceBytes)
+        {
+            it = listEnd;
+            forward = false;
+            distanceBytes = highData - seq;
+        }
+        const auto hint = m_highestSack.first;
+        if (hint != listEnd && hint != unset && (*hint)->m_startSeq >= headSeq &&
+            (*hint)->m_startSeq < highData)
+        {
+            SequenceNumber32 hintSeq = (*hint)->m_startSeq;
+            uint32_t hintDistanceBytes = hintSeq >= seq ? hintSeq - seq : seq - hintSeq;
+            if (hintDistanceBytes < distanceBytes)
+            {
+                it = hint;
+                forward = hintSeq < seq;
+            }
+        }
+        if (forward)
+        {
+            while (it != listEnd && (*it)->m_startSeq < seq)
+            {
+                ++it;
+            }
+        }
+        else
+        {
+            while (it != listBegin && (*std::prev(it))->m_startSeq >= seq)
+            {
+                --it;
+            }
+        }
+        return it;
+    };
+    auto sackedBytesIn = [](PacketList::const_iterator from, PacketList::const_iterator to) {
+        uint64_t bytes = 0;
+        for (; from != to; ++from)
+        {
+            if ((*from)->m_sacked)
+            {
+                bytes += (*from)->m_packet->GetSize();
+            }
+        }
+        return bytes;
+    };
+
+    uint32_t bytesSacked = 0;
+    // 3.44's marking of one segment, and of the highest SACK: it moves to a segment whose end
+    // reaches the highest SACKed segment's start, so also one step down, to the segment just
+    // below it (kept).
+    auto mark = [&](PacketList::const_iterator it) {
+        TcpTxItem* item = *it;
+        uint32_t size = item->m_packet->GetSize();
+        if (item->m_lost)
+        {
+            item->m_lost = false;
+            m_lostOut -= size;
+        }
+        item->m_sacked = true;
+        m_sackedOut += size;
+        bytesSacked += size;
+        if (m_highestSack.first == listEnd || m_highestSack.second <= item->m_startSeq + size)
+        {
+            m_sackSeen = true;
+            m_highestSack = std::make_pair(it, item->m_startSeq);
+        }
+        if (CurrentMode() == Mode::kCheck)
+        {
+            ourCalls.push_back(item->m_startSeq);
+        }
+        if (!sackedCb.IsNull())
+        {
+            sackedCb(item);
+        }
+    };
+
+    bool listedAll = true; // 3.44 returns early, before UpdateLostCount, at a block above HighData
+    for (const auto& [first, second] : list)
+    {
+        if (highData < first)
+        {
+            listedAll = false;
+            break;
+        }
+        // 3.44 marks the segments that lie wholly inside [first, second) and are not yet SACKed,
+        // in order: [lo, hi) here. A segment that straddles either edge is left alone.
+        auto lo = firstFrom(first);
+        auto hi = firstFrom(second);
+        if (hi != listBegin && endOf(*std::prev(hi)) > second)
+        {
+            --hi;
+        }
+        SequenceNumber32 loSeq = lo == listEnd ? highData : (*lo)->m_startSeq;
+        SequenceNumber32 hiSeq = hi == listEnd ? highData : (*hi)->m_startSeq;
+        if (lo == listEnd || loSeq >= hiSeq)
+        {
+            continue; // no segment inside the block
+        }
+        uint32_t insideBytes = hiSeq - loSeq;
+        if (insideBytes <= m_sentSize - insideBytes)
+        {
+            // the block is the shorter side: look at each of its segments
+            for (auto it = lo; it != hi; ++it)
+            {
+                if (!(*it)->m_sacked)
+                {
+                    mark(it);
+                }
+            }
+            continue;
+        }
+        // The block is the longer side (in recovery, the block above the hole covers most of the
+        // window, and one segment is new on each ACK): the SACKed bytes outside it, counted, tell
+        // how many of its bytes are not yet SACKed; those are found from the block's top down
+        // (where new data is SACKed) and marked in 3.44's order, from the lowest.
+        uint64_t sackedOutside = sackedBytesIn(listBegin, lo) + sackedBytesIn(hi, listEnd);
+        uint64_t missingBytes = insideBytes;
+        if (sackedOutside <= m_sackedOut && m_sackedOut - sackedOutside <= insideBytes)
+        {
+            missingBytes = insideBytes - (m_sackedOut - sackedOutside);
+        }
+        // else the counters disagree with the marks (never in 3.44): every segment is looked at
+        std::vector<PacketList::const_iterator> unsacked;
+        for (auto it = hi; missingBytes > 0 && it != lo;)
+        {
+            --it;
+            if (!(*it)->m_sacked)
+            {
+                unsacked.push_back(it);
+                uint32_t size = (*it)->m_packet->GetSize();
+                missingBytes -= std::min<uint64_t>(missingBytes, size);
+            }
+        }
+        for (auto it = unsacked.rbegin(); it != unsacked.rend(); ++it)
+        {
+            mark(*it);
+        }
+    }
+
+    if (listedAll)
+    {
+        if (bytesSacked > 0)
+        {
+            NS_ASSERT_MSG(m_highestSack.first != listEnd, "Buffer status: " << *this);
+            UpdateLostCount();
+        }
+        NS_ASSERT(m_sentList.empty() || !m_sentList.front()->m_sacked);
+        NS_ASSERT_MSG(m_sentSize >= m_sackedOut + m_lostOut, *this);
+    }
+
+    if (CurrentMode() == Mode::kCheck)
+    {
+        auto describeList = [](const PacketList& items) {
+            std::ostringstream os;
+            for (const TcpTxItem* item : items)
+            {
+                os << "[" << item->m_startSeq << "+" << item->m_packet->GetSize()
+                   << " sacked=" << item->m_sacked << " lost=" << item->m_lost
+                   << " retrans=" << item->m_retrans << "]";
+            }
+            return os.str();
+        };
+        auto describeCalls = [](const std::vector<SequenceNumber32>& calls) {
+            std::ostringstream os;
+            for (SequenceNumber32 seq : calls)
+            {
+                os << seq << " ";
+            }
+            return os.str();
+        };
+        auto describeState = [&indexOf](const TcpTxBuffer& buffer) {
+            std::ostringstream os;
+            os << "sacked " << buffer.m_sackedOut << " lost " << buffer.m_lostOut << " retrans "
+               << buffer.m_retrans << " sackSeen " << buffer.m_sackSeen << " highest SACK "
+               << indexOf(buffer.m_sentList, buffer.m_highestSack.first) << "@"
+               << buffer.m_highestSack.second;
+            return os.str();
+        };
+        std::ostringstream blocks;
+        for (const auto& [first, second] : list)
+        {
+            blocks << "[" << first << ", " << second << ") ";
+        }
+        if (bytesSacked != theirs || ourCalls != theirCalls ||
+            describeState(*this) != describeState(*twin) ||
+            describeList(m_sentList) != describeList(twin->m_sentList))
+        {
+            NS_FATAL_ERROR("TcpTxBuffer::Update("
+                           << blocks.str() << ") differs from ns-3's: " << bytesSacked
+                           << " bytes SACKed against " << theirs << "; SACKed in order "
+                           << describeCalls(ourCalls) << "against " << describeCalls(theirCalls)
+                           << "; " << describeState(*this) << " against " << describeState(*twin)
+                           << "; sent list " << describeList(m_sentList) << " against "
+                           << describeList(twin->m_sentList));
+        }
+    }
+    return bytesSacked;
+}
+
+void
+TcpTxBuffer::UpdateLostCount()
+{
+    // RFC 6675's IsLost as 3.44 applies it: walking down from the highest SACKed segment, once
+    // DupThresh SACKed segments are counted, every segment below that is neither SACKed nor lost
+    // is marked lost, and the head is marked lost too (even a SACKed head: kept). 3.44 walks to the
+    // head; here the walk stops where DupThresh is reached, at X, and the bytes below X not yet
+    // marked are known from the buffer's counts of SACKed and lost bytes and a count of the side
+    // above X, if that side is the shorter.
+    const auto listBegin = m_sentList.cbegin();
+    const auto listEnd = m_sentList.cend();
+    auto x = m_highestSack.first;
+    uint32_t sacked = 0;
+    for (; x != listBegin; --x)
+    {
+        if ((*x)->m_sacked)
+        {
+            sacked++;
+        }
+        if (sacked >= m_dupAckThresh)
+        {
+            break;
+        }
+    }
+    if (sacked < m_dupAckThresh)
+    {
+        return; // fewer than DupThresh SACKed segments: nothing is lost
+    }
+
+    auto markLost = [this](TcpTxItem* item) {
+        item->m_lost = true;
+        m_lostOut += item->m_packet->GetSize();
+    };
+    auto isMarked = [](const TcpTxItem* item) { return item->m_sacked || item->m_lost; };
+    TcpTxItem* head = m_sentList.front();
+    if (x != listBegin)
+    {
+        if (!isMarked(*x))
+        {
+            markLost(*x); // only with a DupThresh of 0, where X is the highest SACK's segment
+        }
+        // the segments strictly between the head and X
+        const auto low = std::next(listBegin);
+        const SequenceNumber32 highData = m_firstByteSeq.Get() + m_sentSize;
+        uint32_t belowBytes = (*x)->m_startSeq - (*low)->m_startSeq;
+        uint32_t aboveBytes = highData - (*x)->m_startSeq;
+        uint64_t missingBytes = belowBytes;
+        bool known = false;
+        if (aboveBytes < belowBytes)
+        {
+            // marked bytes = SACKed + lost, a segment being one or the other but for the head
+            // (which this function may mark lost while SACKed)
+            uint64_t markedBytes = uint64_t{m_sackedOut} + m_lostOut;
+            uint32_t headBytes = head->m_packet->GetSize();
+            if (head->m_sacked && head->m_lost)
+            {
+                markedBytes -= headBytes;
+            }
+            uint64_t markedElsewhere = isMarked(head) ? headBytes : 0;
+            for (auto it = x; it != listEnd; ++it)
+            {
+                if (isMarked(*it))
+                {
+                    markedElsewhere += (*it)->m_packet->GetSize();
+                }
+            }
+            if (markedElsewhere <= markedBytes && markedBytes - markedElsewhere <= belowBytes)
+            {
+                missingBytes = belowBytes - (markedBytes - markedElsewhere);
+                known = true;
+            }
+        }
+        // down from X, until every unmarked byte is marked (when the count is known) or the head
+        for (auto it = x; it != low && (!known || missingBytes > 0);)
+        {
+            --it;
+            if (!isMarked(*it))
+            {
+                markLost(*it);
+                missingBytes -= std::min<uint64_t>(missingBytes, (*it)->m_packet->GetSize());
+            }
+        }
+    }
+    if (!head->m_lost)
+    {
+        markLost(head);
+    }
 }
 
 } // namespace ns3

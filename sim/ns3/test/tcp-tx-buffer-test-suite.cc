@@ -3,7 +3,8 @@
  *
  * TestSuite "emusim-tcp-tx-buffer": the sender's hot paths that libemusim-ns3 defines in place of
  * ns-3 3.44's (sim/ns3/model/tcp-tx-buffer-hot-paths.cc; docs/ns3-hot-paths.md). Each case is a
- * sequence worked by hand from RFC 6675's NextSeg and from the item splits and merges that 3.44's
+ * sequence worked by hand from RFC 6675's NextSeg, Update and IsLost (with 3.44's quirks, named
+ * where they differ from the RFC) and from the item splits and merges that 3.44's
  * CopyFromSequence documents. The test runner links libemusim-ns3 before ns-3's libraries, as the
  * programs do, so the calls below reach the project's definitions (EMUSIM_NS3_TX_BUFFER=check
  * runs the wheel's originals beside them).
@@ -12,6 +13,8 @@
 #include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-tx-buffer.h"
 #include "ns3/test.h"
+
+#include <vector>
 
 using namespace ns3;
 
@@ -244,6 +247,185 @@ class TcpTxBufferSplitMergeTestCase : public TestCase
     }
 };
 
+/// The scoreboard (RFC 6675's Update and IsLost as 3.44 applies them): a SACK block marks the
+/// segments wholly inside it, in order, each reported once to the connection; three SACKed
+/// segments above a hole make the hole and every unmarked segment below it lost, and the head.
+class TcpTxBufferSackBlocksTestCase : public TestCase
+{
+  public:
+    TcpTxBufferSackBlocksTestCase()
+        : TestCase("Update marks whole segments inside the blocks, in order, and the holes lost")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto buffer = SentBuffer(10);
+        SendSegments(buffer, 1, 10);
+        // blocks in the option's order: the newest (segment 8) first, then segments 4-5, and a
+        // block from the middle of segment 2 to the end of segment 2, which covers no whole
+        // segment
+        std::vector<uint32_t> sizes;
+        Callback<void, TcpTxItem*> sizesOf(
+            [&sizes](TcpTxItem* item) { sizes.push_back(item->GetSeqSize()); });
+        TcpOptionSack::SackList blocks = Sacks({{8, 8}, {4, 5}});
+        blocks.emplace_back(Seg(2) + 500, Seg(3));
+        NS_TEST_ASSERT_MSG_EQ(buffer->Update(blocks, sizesOf), 3 * kMss, "segments 8, 4 and 5");
+        NS_TEST_ASSERT_MSG_EQ(sizes.size(), 3, "one report per segment newly SACKed");
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetSacked(), 3 * kMss, "three SACKed");
+        // walking down from segment 8: 8, 5 and 4 are three SACKed segments, so below segment 4
+        // the unmarked segments 2 and 3 are lost, and the head, segment 1
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetLost(), 3 * kMss, "segments 1-3 lost");
+        // segments 6 and 7 lie above the third SACKed segment: not lost (only two SACKed above)
+        SequenceNumber32 seq;
+        SequenceNumber32 high;
+        for (uint32_t k : {1, 2, 3})
+        {
+            NS_TEST_ASSERT_MSG_EQ(buffer->NextSeg(&seq, &high, true), true, "a lost segment");
+            NS_TEST_ASSERT_MSG_EQ(seq, Seg(k), "the holes in order");
+            buffer->CopyFromSequence(kMss, Seg(k));
+        }
+        NS_TEST_ASSERT_MSG_EQ(buffer->NextSeg(&seq, &high, true), true, "rule 3");
+        NS_TEST_ASSERT_MSG_EQ(seq, Seg(6), "segment 6, below the highest SACK, not lost");
+        // the same blocks again: nothing new, nothing reported
+        sizes.clear();
+        NS_TEST_ASSERT_MSG_EQ(buffer->Update(Sacks({{8, 8}, {4, 5}}), sizesOf), 0, "repeated");
+        NS_TEST_ASSERT_MSG_EQ(sizes.size(), 0, "no report");
+        // pipe: 10 sent - 3 SACKed - 3 lost + 3 retransmitted
+        NS_TEST_ASSERT_MSG_EQ(buffer->BytesInFlight(), 7 * kMss, "pipe of seven segments");
+    }
+};
+
+/// 3.44's quirks of the scoreboard, kept: the highest SACK moves down to a segment newly SACKed
+/// just below it, so the lost count, which walks down from the highest SACK, misses a SACKed
+/// segment above; a segment marked lost by a timeout and then SACKed is no longer lost; and a
+/// block above the data sent ends the update before the lost count.
+class TcpTxBufferScoreboardQuirksTestCase : public TestCase
+{
+  public:
+    TcpTxBufferScoreboardQuirksTestCase()
+        : TestCase("Update keeps 3.44's highest SACK, its early return and its lost marks")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto buffer = SentBuffer(10);
+        SendSegments(buffer, 1, 10);
+        buffer->Update(Sacks({{10, 10}}));
+        buffer->Update(Sacks({{9, 9}})); // its end is segment 10's start: the highest moves to 9
+        buffer->Update(Sacks({{7, 7}}));
+        // RFC 6675 would count 7, 9 and 10 above segment 6; 3.44 counts from 9 down: 9 and 7
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetLost(), 0, "two SACKed below the highest: none lost");
+        buffer->Update(Sacks({{5, 5}}));
+        // from 9 down: 9, 7, 5 are three; below 5 segments 2-4 are lost, and the head
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetLost(), 4 * kMss, "segments 1-4 lost, not 6 nor 8");
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetSacked(), 4 * kMss, "5, 7, 9 and 10 SACKed");
+
+        // after a timeout every segment is lost; a SACK takes its segment out of the lost count
+        auto timedOut = SentBuffer(4);
+        SendSegments(timedOut, 1, 4);
+        timedOut->SetSentListLost(true);
+        NS_TEST_ASSERT_MSG_EQ(timedOut->Update(Sacks({{3, 3}})), kMss, "segment 3");
+        NS_TEST_ASSERT_MSG_EQ(timedOut->GetLost(), 3 * kMss, "1, 2 and 4 still lost");
+        NS_TEST_ASSERT_MSG_EQ(timedOut->GetSacked(), kMss, "3 SACKed");
+
+        // segments 2-4 SACKed (three: the head would be lost), but the next block starts beyond
+        // the data sent: 3.44 returns there, before counting the lost segments
+        auto early = SentBuffer(6);
+        SendSegments(early, 1, 6);
+        NS_TEST_ASSERT_MSG_EQ(early->Update(Sacks({{2, 4}, {20, 20}})), 3 * kMss, "2-4 SACKed");
+        NS_TEST_ASSERT_MSG_EQ(early->GetLost(), 0, "no lost count");
+        NS_TEST_ASSERT_MSG_EQ(early->Update(Sacks({{2, 4}})), 0, "nothing new: no lost count");
+        NS_TEST_ASSERT_MSG_EQ(early->GetLost(), 0, "still none");
+        NS_TEST_ASSERT_MSG_EQ(early->Update(Sacks({{5, 5}})), kMss, "segment 5");
+        // from 5 down: 5, 4, 3; nothing unmarked between the head and 3; the head is lost
+        NS_TEST_ASSERT_MSG_EQ(early->GetLost(), kMss, "the head lost");
+    }
+};
+
+/// A window of 100 segments with the first lost: the block above the hole grows by one segment
+/// per ACK, as in a recovery (once the block is more than half the window the project's Update
+/// counts the SACKed bytes outside it instead of looking at each segment inside), then a second
+/// hole is SACKed around and filled by a block that merges both.
+class TcpTxBufferLargeWindowTestCase : public TestCase
+{
+  public:
+    TcpTxBufferLargeWindowTestCase()
+        : TestCase("Update on a window of 100 segments: one new segment per ACK, a hole filled")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto buffer = SentBuffer(100);
+        SendSegments(buffer, 1, 100);
+        uint32_t calls = 0;
+        Callback<void, TcpTxItem*> count([&calls](TcpTxItem*) { calls++; });
+        for (uint32_t k = 2; k <= 60; k++)
+        {
+            NS_TEST_ASSERT_MSG_EQ(buffer->Update(Sacks({{2, k}}), count), kMss, "one new");
+        }
+        NS_TEST_ASSERT_MSG_EQ(calls, 59, "each segment reported once");
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetLost(), kMss, "the head only: nothing else below");
+        // segment 61 lost in the network: the receiver reports 62-100 as a second block
+        for (uint32_t k = 62; k <= 100; k++)
+        {
+            NS_TEST_ASSERT_MSG_EQ(buffer->Update(Sacks({{62, k}, {2, 60}}), count),
+                                  kMss,
+                                  "one new");
+        }
+        NS_TEST_ASSERT_MSG_EQ(calls, 98, "2-60 and 62-100");
+        // three SACKed above 61 (from the update that SACKed 64 on): 61 is lost
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetLost(), 2 * kMss, "segments 1 and 61");
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetSacked(), 98 * kMss, "98 SACKed");
+        // 61 retransmitted and received: one block 2-100
+        buffer->CopyFromSequence(kMss, Seg(61));
+        uint32_t before = calls;
+        NS_TEST_ASSERT_MSG_EQ(buffer->Update(Sacks({{2, 100}}), count), kMss, "61 SACKed");
+        NS_TEST_ASSERT_MSG_EQ(calls - before, 1, "only 61 reported");
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetLost(), kMss, "61 no longer lost: the head only");
+        NS_TEST_ASSERT_MSG_EQ(buffer->GetSacked(), 99 * kMss, "all but the head");
+        // pipe: 100 sent - 99 SACKed - 1 lost + 1 retransmitted (61, now SACKed, still counted
+        // retransmitted by 3.44)
+        NS_TEST_ASSERT_MSG_EQ(buffer->BytesInFlight(), kMss, "one segment");
+    }
+};
+
+/// Whether an ACK acknowledges a retransmission: the segment that ends exactly at the ACK is
+/// retransmitted and not SACKed.
+class TcpTxBufferRetransmittedAckedTestCase : public TestCase
+{
+  public:
+    TcpTxBufferRetransmittedAckedTestCase()
+        : TestCase("IsRetransmittedDataAcked: the segment ending at the ACK was retransmitted")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto buffer = SentBuffer(5);
+        SendSegments(buffer, 1, 5);
+        buffer->CopyFromSequence(kMss, Seg(2)); // segment 2 again
+        NS_TEST_ASSERT_MSG_EQ(buffer->IsRetransmittedDataAcked(Seg(3)), true, "ends segment 2");
+        NS_TEST_ASSERT_MSG_EQ(buffer->IsRetransmittedDataAcked(Seg(2)),
+                              false,
+                              "segment 1: sent once");
+        NS_TEST_ASSERT_MSG_EQ(buffer->IsRetransmittedDataAcked(Seg(4)), false, "segment 3");
+        NS_TEST_ASSERT_MSG_EQ(buffer->IsRetransmittedDataAcked(Seg(1)), false, "a duplicate ACK");
+        NS_TEST_ASSERT_MSG_EQ(buffer->IsRetransmittedDataAcked(Seg(3) - 500),
+                              false,
+                              "inside segment 2: no segment ends there");
+        NS_TEST_ASSERT_MSG_EQ(buffer->IsRetransmittedDataAcked(Seg(10)), false, "beyond the data");
+        buffer->Update(Sacks({{2, 2}}));
+        NS_TEST_ASSERT_MSG_EQ(buffer->IsRetransmittedDataAcked(Seg(3)), false, "2 is SACKed now");
+    }
+};
+
 class TcpTxBufferTestSuite : public TestSuite
 {
   public:
@@ -255,6 +437,10 @@ class TcpTxBufferTestSuite : public TestSuite
         AddTestCase(new TcpTxBufferRule3TestCase, Duration::QUICK);
         AddTestCase(new TcpTxBufferAllLostTestCase, Duration::QUICK);
         AddTestCase(new TcpTxBufferSplitMergeTestCase, Duration::QUICK);
+        AddTestCase(new TcpTxBufferSackBlocksTestCase, Duration::QUICK);
+        AddTestCase(new TcpTxBufferScoreboardQuirksTestCase, Duration::QUICK);
+        AddTestCase(new TcpTxBufferLargeWindowTestCase, Duration::QUICK);
+        AddTestCase(new TcpTxBufferRetransmittedAckedTestCase, Duration::QUICK);
     }
 };
 

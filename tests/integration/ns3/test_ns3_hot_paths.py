@@ -1,6 +1,7 @@
-"""ns-3's sender hot paths as the project's own code (docs/ns3-hot-paths.md): the programs bind
-ns-3's calls to them, they agree with the wheel's originals call by call (the differential
-mode) and byte for byte on whole runs, and a program refuses an ns-3 it was not written for."""
+"""ns-3's sender and receiver hot paths as the project's own code (docs/ns3-hot-paths.md): the
+programs bind ns-3's calls to them, they agree with the wheel's originals call by call (the
+differential mode) and byte for byte on whole runs, and a program refuses an ns-3 it was not
+written for."""
 
 import os
 import shutil
@@ -18,11 +19,21 @@ pytestmark = pytest.mark.ns3
 MODE = "EMUSIM_NS3_TX_BUFFER"
 NEXT_SEG = "_ZNK3ns311TcpTxBuffer7NextSegEPNS_14SequenceNumberIjiEES3_b"
 COPY_FROM_SEQUENCE = "_ZN3ns311TcpTxBuffer16CopyFromSequenceEjRKNS_14SequenceNumberIjiEE"
+UPDATE = (
+    "_ZN3ns311TcpTxBuffer6UpdateERKNSt7__cxx114listISt4pairINS_14SequenceNumberIjiEES5_ESaIS6_"
+    "EEERKNS_8CallbackIvJPNS_9TcpTxItemEEEE"
+)
+UPDATE_LOST_COUNT = "_ZN3ns311TcpTxBuffer15UpdateLostCountEv"
+IS_RETRANSMITTED_DATA_ACKED = (
+    "_ZNK3ns311TcpTxBuffer24IsRetransmittedDataAckedERKNS_14SequenceNumberIjiEE"
+)
+RX_ADD = "_ZN3ns311TcpRxBuffer3AddENS_3PtrINS_6PacketEEERKNS_9TcpHeaderE"
 
 
 def _lossy(programs: Path, variant: str) -> list[str]:
     """The lossy-link quick cell at 5 % loss and 10 ms: losses, recoveries and timeouts, so
-    every rule of NextSeg and every split and merge of CopyFromSequence is reached."""
+    every rule of NextSeg, every split and merge of CopyFromSequence, SACK blocks (Update) and
+    segments out of order at the receiver (TcpRxBuffer::Add) are reached."""
     s = scenario.load("lossy-link", "quick")
     point = s.point(f"delay_ms=10+loss=0.05+variant={variant}")
     return ns3.command(str(programs / "lossy-link"), s, point, profiles.get("linux-6.1"), 1, 0.0)
@@ -37,16 +48,22 @@ def _run(cmd: list[str], mode: str, **env: str) -> subprocess.CompletedProcess:
 def test_ns3s_own_calls_reach_the_projects_definitions(ns3_programs):
     proc = _run(_lossy(ns3_programs, "reno"), "ours", LD_DEBUG="bindings")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    bindings = proc.stderr.decode(errors="replace").splitlines()
-    for symbol in (NEXT_SEG, COPY_FROM_SEQUENCE):
+    bindings = [
+        line.split("binding file ", 1)[1].split(" to ", 1)
+        for line in proc.stderr.decode(errors="replace").splitlines()
+        if "binding file" in line
+    ]
+
+    def bound(caller: str, callee: str, symbol: str) -> bool:
+        return any(caller in frm and callee in to and symbol in to for frm, to in bindings)
+
+    for symbol in (NEXT_SEG, COPY_FROM_SEQUENCE, UPDATE, IS_RETRANSMITTED_DATA_ACKED, RX_ADD):
         # TcpSocketBase, inside the wheel's internet library, calls through its PLT ...
-        assert any(
-            "libns3.44-internet.so" in line.split(" to ")[0]
-            and "libemusim-ns3.so" in line.split(" to ")[1]
-            and symbol in line
-            for line in bindings
-            if "binding file" in line
-        ), symbol
+        assert bound("libns3.44-internet.so", "libemusim-ns3.so", symbol), symbol
+    # ... but the wheel's Update calls its UpdateLostCount inside tcp-tx-buffer.cc, never through
+    # the PLT: only the project's Update calls the project's UpdateLostCount
+    assert not any(UPDATE_LOST_COUNT in to for frm, to in bindings if "libns3.44" in frm)
+    assert bound("libemusim-ns3.so", "libemusim-ns3.so", UPDATE_LOST_COUNT)
 
 
 @pytest.mark.parametrize("variant", ["reno", "cubic", "ns3-cubic"])
