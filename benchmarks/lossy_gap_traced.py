@@ -3,6 +3,7 @@ part at the headline cell (5 % loss each way, 10 ms).
 
     .venv/bin/python benchmarks/lossy_gap_traced.py [--out DIR] [--writes N] [--repetitions N]
                                                     [--variant reno --variant cubic]
+                                                    [--profile linux-6.1-rack]
 
 A 1 GB run's trace overflows the guest's largest ring buffer (emusim.linux.tcp_trace,
 BUFFER_KB_MAX), so this takes a cut of the cell: the same scenario with N writes (default
@@ -56,7 +57,7 @@ def cut_scenario(out: Path, writes: int, repetitions: int, variants: list[str]) 
     return path
 
 
-def run_ns3(path: Path, out: Path, receiver: str | None, *extra: str) -> None:
+def run_ns3(path: Path, out: Path, profile: str, receiver: str | None, *extra: str) -> None:
     """Every point and repetition of the cut, traced; `receiver` replaces the server's socket,
     `extra` are more ns-3 attributes."""
     s = scenario.load(str(path), "quick")
@@ -65,7 +66,7 @@ def run_ns3(path: Path, out: Path, receiver: str | None, *extra: str) -> None:
             where = out / point.id
             where.mkdir(parents=True, exist_ok=True)
             cmd = ns3.command(
-                str(REPO_ROOT / "build/ns3/lossy-link"), s, point, profiles.get(PROFILE), rep, 0.0
+                str(REPO_ROOT / "build/ns3/lossy-link"), s, point, profiles.get(profile), rep, 0.0
             )
             if receiver:
                 key = "--ns3::TcpBlastServer::SocketType="
@@ -76,10 +77,10 @@ def run_ns3(path: Path, out: Path, receiver: str | None, *extra: str) -> None:
             print(f"ns-3 {out.name} {point.id} rep {rep}: done", file=sys.stderr, flush=True)
 
 
-def run_emulation(path: Path, out: Path) -> None:
+def run_emulation(path: Path, out: Path, profile: str) -> None:
     subprocess.run(
         [sys.executable, "-m", "emusim.backends.mininet", "batch", "--scenario", str(path),
-         "--scale", "quick", "--profile", PROFILE, "--results-dir", str(out), "--place", "vm",
+         "--scale", "quick", "--profile", profile, "--results-dir", str(out), "--place", "vm",
          "--trace", "all"],
         check=True, cwd=REPO_ROOT,
     )  # fmt: skip
@@ -122,14 +123,17 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=69061)
     parser.add_argument("--repetitions", type=int, default=2)
     parser.add_argument("--variant", action="append", dest="variants")
+    parser.add_argument("--profile", default=PROFILE, help=f"TCP profile (default {PROFILE})")
     args = parser.parse_args()
     variants = args.variants or ["reno", "cubic"]
     args.out.mkdir(parents=True, exist_ok=True)
     path = cut_scenario(args.out, args.writes, args.repetitions, variants)
-    run_ns3(path, args.out / "ns3", None)
-    run_ns3(path, args.out / "ns3-delayed-acks", "ns3::TcpSocketBase")
-    run_ns3(path, args.out / "ns3-every-segment", None, f"--{EVERY_SEGMENT_PUSHED}=true")
-    run_emulation(path, args.out / "emulation")
+    run_ns3(path, args.out / "ns3", args.profile, None)
+    run_ns3(path, args.out / "ns3-delayed-acks", args.profile, "ns3::TcpSocketBase")
+    run_ns3(
+        path, args.out / "ns3-every-segment", args.profile, None, f"--{EVERY_SEGMENT_PUSHED}=true"
+    )
+    run_emulation(path, args.out / "emulation", args.profile)
     rows = [
         row(backend, trace)
         for backend, pattern in (

@@ -7,6 +7,8 @@
 
 #include "tcp-linux-socket.h"
 
+#include "tcp-tx-buffer-marks.h"
+
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -47,6 +49,20 @@ Before(uint32_t seq1, uint32_t seq2)
 {
     return static_cast<int32_t>(seq1 - seq2) < 0;
 }
+
+/// tcp_skb_sent_after (include/net/tcp.h:1205-1208): sent later, or at once with a higher end
+bool
+SentAfter(uint64_t t1Us, uint64_t t2Us, uint32_t seq1, uint32_t seq2)
+{
+    return t1Us > t2Us || (t1Us == t2Us && Before(seq2, seq1));
+}
+
+/// sysctl_tcp_reordering's default, segments (TCP_FASTRETRANS_THRESH, include/net/tcp.h)
+constexpr uint32_t REORDERING = 3;
+/// TCP_TIMEOUT_MIN_US, µs (include/net/tcp.h:147)
+constexpr uint32_t TIMEOUT_MIN_US = 2000;
+/// A duplicate-ACK threshold no connection reaches: ns-3's own loss rules off under RACK
+constexpr uint32_t NO_DUPACK_THRESHOLD = 1U << 30;
 
 } // namespace
 
@@ -193,7 +209,14 @@ TcpLinuxSocket::GetTypeId()
                           "0: no limit but the buffer",
                           UintegerValue(0),
                           MakeUintegerAccessor(&TcpLinuxSocket::m_windowGrowthLimit),
-                          MakeUintegerChecker<uint32_t>());
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Rack",
+                          "Detect losses by RACK, as Linux 6.1 does by default (tcp_recovery "
+                          "= 1; tcp_recovery.c), instead of ns-3's duplicate-ACK and RFC 6675 "
+                          "rules, which are then off",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpLinuxSocket::SetRack, &TcpLinuxSocket::GetRack),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -229,7 +252,8 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_rttMin(sock.m_rttMin),
       m_peerPushes(sock.m_peerPushes),
       m_rcvSsthresh(sock.m_rcvSsthresh),
-      m_windowGrowthLimit(sock.m_windowGrowthLimit)
+      m_windowGrowthLimit(sock.m_windowGrowthLimit),
+      m_rack(sock.m_rack)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
 }
@@ -237,6 +261,7 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
 TcpLinuxSocket::~TcpLinuxSocket()
 {
     ShareFacts(false);
+    m_reoEvent.Cancel();
 }
 
 void
@@ -332,6 +357,10 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     {
         cc->StartConnection(m_tcb);
     }
+    if (m_rack && GetRetxThresh() != NO_DUPACK_THRESHOLD)
+    {
+        SetRetxThresh(NO_DUPACK_THRESHOLD); // RACK instead (class comment)
+    }
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
     if (sent == 0)
     {
@@ -417,6 +446,19 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
         }
     }
 
+    // RACK advances with the segments delivered now (tcp_rack_advance), SACKed ones first as
+    // Linux tags them before it cleans the queue. A cumulatively acknowledged retransmission
+    // whose timestamp echo is older than its last send was delivered by an earlier send
+    // (tcp_skb_spurious_retrans, tcp_input.c:2421-2435; timestamps in ms, TCP_TS_HZ)
+    std::vector<Segment> rackSacked;
+    std::vector<Segment> rackAcked;
+    const bool sawEcho = m_timestampEnabled && tcpHeader.HasOption(TcpOption::TS) &&
+                         m_tcb->m_rcvTimestampEchoReply != 0;
+    auto spuriousRetransmission = [&](const Segment& seg) {
+        return seg.retransmitted && sawEcho &&
+               Before(m_tcb->m_rcvTimestampEchoReply, static_cast<uint32_t>(seg.sentUs / 1000));
+    };
+
     // cumulatively acknowledged segments (tcp_clean_rtx_queue, tcp_input.c:3336-3396); the
     // scoreboard's lost count before the ACK, less what it acknowledges, for rs->losses
     const uint32_t headBefore = m_txBuffer->HeadSequence().GetValue();
@@ -447,6 +489,10 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
         else
         {
             delivered(seg);
+            if (m_rack && !spuriousRetransmission(seg))
+            {
+                rackAcked.push_back(seg);
+            }
         }
         acked = true;
         it = m_segments.erase(it);
@@ -477,6 +523,10 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
                 }
                 seg.sacked = true;
                 ++m_sackedOut;
+                if (m_rack)
+                {
+                    rackSacked.push_back(seg);
+                }
                 if (!seg.retransmitted)
                 {
                     firstSackt = haveSackt ? firstSackt : seg.sentUs;
@@ -486,6 +536,16 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
                 delivered(seg);
             }
         }
+    }
+
+    // min_rtt as it was before this ACK (Linux advances RACK before tcp_ack_update_rtt)
+    for (const Segment& seg : rackSacked)
+    {
+        RackAdvance(seg, now);
+    }
+    for (const Segment& seg : rackAcked)
+    {
+        RackAdvance(seg, now);
     }
 
     if (haveAckt && !retransAcked)
@@ -728,6 +788,215 @@ uint32_t
 TcpLinuxSocket::LastAckDelivered() const
 {
     return m_ackDelivered;
+}
+
+// ---- RACK (tcp_recovery.c) ----
+
+void
+TcpLinuxSocket::SetRack(bool on)
+{
+    // ns-3's thresholds go out of reach when data is first sent (SendDataPacket): TcpSocketBase's
+    // own ReTxThreshold attribute is applied after this one at construction
+    m_rack = on;
+}
+
+bool
+TcpLinuxSocket::GetRack() const
+{
+    return m_rack;
+}
+
+uint32_t
+TcpLinuxSocket::GetRackMarkedLost() const
+{
+    return m_rackMarkedLost;
+}
+
+uint32_t
+TcpLinuxSocket::GetRackReoTimeouts() const
+{
+    return m_rackReoTimeouts;
+}
+
+std::map<uint32_t, TcpLinuxSocket::Segment>::const_iterator
+TcpLinuxSocket::SegmentAt(uint32_t seq) const
+{
+    auto it = m_segments.upper_bound(seq);
+    if (it == m_segments.begin())
+    {
+        return m_segments.end();
+    }
+    --it;
+    return Before(seq, it->second.end) ? it : m_segments.end();
+}
+
+void
+TcpLinuxSocket::RackAdvance(const Segment& seg, uint64_t nowUs)
+{
+    // tcp_rack_advance, tcp_recovery.c:118-144; tcp_min_rtt is ~0U before any sample
+    const uint32_t rttUs = static_cast<uint32_t>(nowUs - seg.sentUs);
+    const uint32_t minRttUs = m_minRttUs == 0 ? UINT32_MAX : m_minRttUs;
+    if (rttUs < minRttUs && seg.retransmitted)
+    {
+        return; // the original or the retransmission: ambiguous (:124-136)
+    }
+    m_rackAdvanced = true;
+    m_rackRttUs = rttUs;
+    if (SentAfter(seg.sentUs, m_rackMstampUs, seg.end, m_rackEndSeq))
+    {
+        m_rackMstampUs = seg.sentUs;
+        m_rackEndSeq = seg.end;
+    }
+}
+
+uint32_t
+TcpLinuxSocket::RackReoWindowUs() const
+{
+    // tcp_rack_reo_wnd, tcp_recovery.c:5-30, with reord_seen 0 (no reordering on these paths)
+    if (m_tcb->m_congState >= TcpSocketState::CA_RECOVERY || m_sackedOut >= REORDERING)
+    {
+        return 0;
+    }
+    return std::min((m_minRttUs >> 2) * m_rackReoWndSteps, m_linuxRtt->GetSrttUsX8() >> 3);
+}
+
+uint32_t
+TcpLinuxSocket::RackDetectLoss(bool& lostRetransmit)
+{
+    // tcp_rack_detect_loss, tcp_recovery.c:58-93. Linux walks its list in send-time order and
+    // stops at the first segment not sent before RACK's latest; this walks in sequence order
+    // and skips such segments, which decides the same for each.
+    const uint64_t now = NowUs();
+    const uint32_t reoWndUs = RackReoWindowUs();
+    uint32_t waitUs = 0;
+    for (const TcpTxSegmentMarks& marks : GetSentMarks(*m_txBuffer))
+    {
+        if (marks.sacked || (marks.lost && !marks.retrans))
+        {
+            continue; // off Linux's send-time list (tcp_input.c:1755-1756; :71-74)
+        }
+        auto seg = SegmentAt(marks.start);
+        if (seg == m_segments.end() ||
+            !SentAfter(m_rackMstampUs, seg->second.sentUs, m_rackEndSeq, marks.end))
+        {
+            continue;
+        }
+        const int64_t remainingUs = static_cast<int64_t>(m_rackRttUs) + reoWndUs -
+                                    static_cast<int64_t>(now - seg->second.sentUs);
+        if (remainingUs > 0)
+        {
+            waitUs = std::max(waitUs, static_cast<uint32_t>(remainingUs));
+            continue;
+        }
+        const TcpTxLossMark mark = MarkSegmentLost(*m_txBuffer, marks.start);
+        if (mark != TcpTxLossMark::NONE)
+        {
+            ++m_rackMarkedLost;
+            lostRetransmit |= mark == TcpTxLossMark::LOST_RETRANSMIT;
+            NS_LOG_DEBUG("RACK: " << marks.start << " lost"
+                                  << (mark == TcpTxLossMark::LOST_RETRANSMIT ? " again" : ""));
+        }
+    }
+    return waitUs;
+}
+
+bool
+TcpLinuxSocket::RackMarkLost(bool& lostRetransmit)
+{
+    // tcp_rack_mark_lost, tcp_recovery.c:95-112
+    if (!m_rackAdvanced)
+    {
+        return false;
+    }
+    m_rackAdvanced = false;
+    const uint32_t waitUs = RackDetectLoss(lostRetransmit);
+    if (waitUs == 0)
+    {
+        return false;
+    }
+    // usecs_to_jiffies rounds up; the timer wheel fires on the tick at which jiffies reach
+    // the expiry (a level-0 timer: at most 63 jiffies ahead, no slack)
+    const uint64_t jiffyNs = uint64_t{TcpLinuxRttEstimator::JIFFY_US} * 1000;
+    const uint64_t jiffies =
+        (uint64_t{waitUs} + TIMEOUT_MIN_US + TcpLinuxRttEstimator::JIFFY_US - 1) /
+        TcpLinuxRttEstimator::JIFFY_US;
+    const uint64_t nowNs = Simulator::Now().GetNanoSeconds();
+    const uint64_t fireNs = (nowNs / jiffyNs + jiffies) * jiffyNs;
+    m_reoEvent.Cancel();
+    m_reoEvent =
+        Simulator::Schedule(NanoSeconds(fireNs - nowNs), &TcpLinuxSocket::RackReoTimeout, this);
+    return true;
+}
+
+void
+TcpLinuxSocket::RackReoTimeout()
+{
+    // tcp_rack_reo_timeout, tcp_recovery.c:149-167
+    ++m_rackReoTimeouts;
+    const uint32_t priorInFlight = PacketsInFlight();
+    bool lostRetransmit = false;
+    RackDetectLoss(lostRetransmit);
+    if (priorInFlight != PacketsInFlight())
+    {
+        if (m_tcb->m_congState != TcpSocketState::CA_RECOVERY)
+        {
+            EnterRecovery(0);
+        }
+        SendPendingData(m_connected); // tcp_xmit_retransmit_queue
+    }
+    if (m_retxEvent.IsExpired() && !m_segments.empty())
+    {
+        m_retxEvent = Simulator::Schedule(m_rto, &TcpLinuxSocket::ReTxTimeout, this);
+    }
+}
+
+void
+TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
+                           bool scoreboardUpdated,
+                           uint32_t currentDelivered,
+                           const SequenceNumber32& oldHeadSequence,
+                           bool receivedData)
+{
+    if (!m_rack)
+    {
+        TcpSocketBase::ProcessAck(ackNumber,
+                                  scoreboardUpdated,
+                                  currentDelivered,
+                                  oldHeadSequence,
+                                  receivedData);
+        return;
+    }
+    // tcp_ack: tcp_fastretrans_alert, which identifies losses, runs on a dubious ACK only
+    // (tcp_ack_is_dubious: a duplicate, SACK information, or a state other than Open)
+    const bool dubious = scoreboardUpdated || ackNumber == oldHeadSequence ||
+                         m_tcb->m_congState != TcpSocketState::CA_OPEN;
+    bool lostRetransmit = false;
+    bool armed = dubious && RackMarkLost(lostRetransmit);
+    if (!armed && oldHeadSequence < ackNumber)
+    {
+        m_reoEvent.Cancel(); // the RTO takes Linux's timer slot back (tcp_set_xmit_timer)
+    }
+    TcpSocketBase::ProcessAck(ackNumber,
+                              scoreboardUpdated,
+                              currentDelivered,
+                              oldHeadSequence,
+                              receivedData);
+    // tcp_time_to_recover: the loss is proven (tcp_input.c:2342-2355); from Loss when a
+    // retransmission was lost again (:3100-3106)
+    const auto state = m_tcb->m_congState.Get();
+    if (m_txBuffer->GetLost() > 0 && !m_segments.empty() &&
+        (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER ||
+         (state == TcpSocketState::CA_LOSS && lostRetransmit)))
+    {
+        EnterRecovery(currentDelivered);
+    }
+}
+
+void
+TcpLinuxSocket::ReTxTimeout()
+{
+    m_reoEvent.Cancel();
+    TcpSocketBase::ReTxTimeout();
 }
 
 } // namespace ns3

@@ -12,6 +12,7 @@
 #include "tcp-linux-congestion.h"
 #include "tcp-linux-recovery.h"
 
+#include "ns3/event-id.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-socket-base.h"
 
@@ -132,6 +133,37 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     :227-262); when the application has read everything, a pending ACK goes out at once
  *     (__tcp_cleanup_rbuf, net/ipv4/tcp.c). ns-3 sets no PSH; PeerPushesEverySegment (off)
  *     takes every full segment as pushed, which acknowledges every segment.
+ * - **RACK** (Rack, off by default; tcp_recovery.c, Linux's default tcp_recovery = 1): loss
+ *   is detected by send time instead of by counting duplicate ACKs.
+ *   - Each segment newly delivered (SACKed, or cumulatively acknowledged and neither SACKed
+ *     before nor a spurious retransmission by its timestamp echo) advances RACK: rtt_us is its
+ *     round trip, and mstamp / end_seq the latest send among them; a retransmission delivered
+ *     sooner than min_rtt is ambiguous and skipped (tcp_rack_advance, tcp_recovery.c:118-144;
+ *     called from tcp_sacktag_one, tcp_input.c:1374-1379, SACKs first, then
+ *     tcp_clean_rtx_queue, :3373-3378).
+ *   - On an ACK that Linux calls dubious (a duplicate, SACK information, or any state but
+ *     Open: tcp_ack_is_dubious, tcp_fastretrans_alert) after RACK advanced, every segment sent
+ *     before RACK's latest that is not SACKed, and not marked lost without having been
+ *     retransmitted since, is lost once rtt_us + reo_wnd has passed since its send
+ *     (tcp_rack_detect_loss, :58-93; marking as tcp_mark_skb_lost, tcp_input.c:1105-1128: a
+ *     retransmission lost again is to be sent again). reo_wnd is 0 in Recovery and Loss, and
+ *     with reordering (3) segments SACKed; min_rtt / 4 (at most srtt) otherwise
+ *     (tcp_rack_reo_wnd, :5-30). The paths here do not reorder, so reord_seen stays 0 and
+ *     reo_wnd_steps 1 (D-SACK's widening, tcp_rack_update_reo_wnd, is not modelled).
+ *   - The longest wait left arms the reordering timer, rounded up to jiffies after adding
+ *     TCP_TIMEOUT_MIN_US (2 ms) and firing on the tick (:106-110); on expiry the expired
+ *     segments are marked lost, recovery entered unless the connection is in it, lost
+ *     segments retransmitted, and the RTO re-armed if none is pending (tcp_rack_reo_timeout,
+ *     :149-167). An ACK that acknowledges data without arming it cancels it (Linux's RTO takes
+ *     the timer slot back: tcp_set_xmit_timer, tcp_input.c:3267-3271, 4024-4025); the RTO
+ *     cancels it. Linux shares one timer between the two; here the RTO stays as ns-3 arms it.
+ *   - Recovery starts when anything is marked lost (tcp_time_to_recover's "loss is proven",
+ *     tcp_input.c:2342-2355), from Open or Disorder, and from Loss when a retransmission is
+ *     lost again (:3100-3106). ns-3's own triggers, the third duplicate ACK and RFC 6675's
+ *     three SACKed segments above a hole, are off (ReTxThreshold is set out of reach), as
+ *     Linux's are with RACK (tcp_time_to_recover, tcp_fastretrans_alert's do_lost).
+ *   - Kept from ns-3: entering recovery retransmits the head (TcpSocketBase::EnterRecovery),
+ *     a partial ACK in recovery retransmits the next segment, and NextSeg's rule 3.
  */
 class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
 {
@@ -175,6 +207,10 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetDelivered() const;
     /// @return the RTT estimator's smoothed RTT times 8, µs
     uint32_t GetSrttUsX8() const;
+    /// @return segments RACK marked lost, retransmissions lost again included
+    uint32_t GetRackMarkedLost() const;
+    /// @return times the reordering timer fired
+    uint32_t GetRackReoTimeouts() const;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
@@ -185,6 +221,12 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint16_t AdvertisedWindowSize(bool scale = true) const override;
     /// ns-3's RTT history is not kept: the samples come from the segments' send times.
     void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override;
+    void ProcessAck(const SequenceNumber32& ackNumber,
+                    bool scoreboardUpdated,
+                    uint32_t currentDelivered,
+                    const SequenceNumber32& oldHeadSequence,
+                    bool receivedData) override;
+    void ReTxTimeout() override;
 
   private:
     /// A data segment sent and not yet cumulatively acknowledged (the rtx queue's skb).
@@ -218,6 +260,38 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     void GrowWindow(uint32_t length);
     /// The window the receiver offers: the free space, at most rcv_ssthresh, bytes.
     uint32_t ReceiveWindow() const;
+    /**
+     * @brief Set RACK on or off; on, ns-3's duplicate-ACK and RFC 6675 loss rules are off.
+     * @param on whether RACK detects losses
+     */
+    void SetRack(bool on);
+    /// @return whether RACK detects losses
+    bool GetRack() const;
+    /**
+     * @brief tcp_rack_advance for a segment newly delivered.
+     * @param seg the segment
+     * @param nowUs the ACK's arrival, µs
+     */
+    void RackAdvance(const Segment& seg, uint64_t nowUs);
+    /// @return tcp_rack_reo_wnd, µs
+    uint32_t RackReoWindowUs() const;
+    /**
+     * @brief tcp_rack_detect_loss.
+     * @param lostRetransmit set when a retransmission was lost again
+     * @return the longest wait left before a segment counts as lost, µs (0: none)
+     */
+    uint32_t RackDetectLoss(bool& lostRetransmit);
+    /**
+     * @brief tcp_rack_mark_lost: detect if RACK advanced, and arm the reordering timer.
+     * @param lostRetransmit set when a retransmission was lost again
+     * @return whether the timer was armed
+     */
+    bool RackMarkLost(bool& lostRetransmit);
+    /// tcp_rack_reo_timeout.
+    void RackReoTimeout();
+
+    /// The segment of m_segments holding a sequence number, or end().
+    std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
 
     std::map<uint32_t, Segment> m_segments; //!< by first sequence number (32-bit, no wrap in a run)
     uint32_t m_sackedOut{0};                //!< segments of m_segments SACKed (sacked_out)
@@ -245,6 +319,15 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     bool m_ackAdvanced{false};              //!< whether it advanced snd_una
     uint32_t m_lostBeforeAckBytes{0};       //!< scoreboard's lost bytes before it, less acked
     uint32_t m_ackInFlightBytes{0};         //!< the last ACK's in_flight sample
+    bool m_rack{false};                     //!< RACK detects losses (attribute)
+    uint64_t m_rackMstampUs{0};             //!< rack.mstamp: latest send delivered, µs
+    uint32_t m_rackEndSeq{0};               //!< rack.end_seq
+    uint32_t m_rackRttUs{0};                //!< rack.rtt_us
+    bool m_rackAdvanced{false};             //!< rack.advanced
+    uint32_t m_rackReoWndSteps{1};          //!< rack.reo_wnd_steps (tcp_init_sock)
+    EventId m_reoEvent;                     //!< the reordering timer
+    uint32_t m_rackMarkedLost{0};           //!< segments RACK marked lost
+    uint32_t m_rackReoTimeouts{0};          //!< reordering timer expiries
 };
 
 } // namespace ns3

@@ -287,6 +287,23 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
 that name (a test checks it) plus what ns-3 or 2.2 lacked; ``linux-default`` is the kernel as
 shipped."""
 
+LINUX_TCP["linux-6.1-rack"] = {
+    **LINUX_TCP["linux-6.1"],
+    "loss recovery": Mapping(
+        (
+            _sysctl("net.ipv4.tcp_recovery", "1"),
+            _sysctl("net.ipv4.tcp_early_retrans", "0"),
+            _sysctl("net.ipv4.tcp_frto", "0"),
+            _sysctl("net.ipv4.tcp_dsack", "0"),
+        ),
+        False,
+        "RACK on (tcp_recovery = 1, the default), as ns-3's TcpLinuxSocket detects losses "
+        "with Rack; tail loss probes, F-RTO and D-SACK still off, because the ns-3 model has "
+        "none of them yet",
+    ),
+}
+"""linux-6.1 with RACK on (config/tcp_profiles.yaml, ``linux-6.1-rack``)."""
+
 MININET_PROFILES = tuple(LINUX_TCP)
 
 COMMON_SYSCTLS = (

@@ -150,8 +150,16 @@ def test_baseline_reaches_line_rate(host_batch):
     frac = line_rate_fraction(m["writes"], m["elapsed_s"], 100_000_000)
     lo, hi = THROUGHPUT_TOLERANCE
     assert lo <= frac <= hi, frac
+    # The batch's own self-check blast ran, and its verdict follows from its measurement. This
+    # batch runs on the host in real time, so the check measures the host's load as well: on a
+    # busy host it may rightly fail (the run above is then still at line rate, or this test's
+    # own assertion fails), and a failed check must be recorded as such, never hidden.
     b = json.loads((results / "mininet/hostdrop/linux-2.2/batch.json").read_text())
-    assert b["selfcheck"]["throughput"]["ok"] is True
+    tp = b["selfcheck"]["throughput"]
+    assert tp["completed"] and tp["writes"] > 0
+    check_frac = line_rate_fraction(tp["writes"], tp["elapsed_s"], 100_000_000)
+    assert tp["fraction_of_line_rate"] == pytest.approx(check_frac)
+    assert tp["ok"] is (lo <= check_frac <= hi)
 
 
 def test_rerun_resumes_and_redoes_only_a_deleted_run(host_batch):

@@ -1,0 +1,139 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * How the private marks are reached: C++ checks no access in an explicit template
+ * instantiation ([temp.explicit]/12), so instantiating a template with a pointer to a private
+ * member hands that pointer out through a friend function of the instantiation. The members
+ * are those of the wheel's tcp-tx-buffer.h and tcp-tx-item.h (3.44, docs/ns3-hot-paths.md);
+ * a renamed member is a compile error here, not a wrong result.
+ */
+
+#include "tcp-tx-buffer-marks.h"
+
+#include "ns3/tcp-tx-item.h"
+
+#include <list>
+
+namespace ns3
+{
+namespace
+{
+
+/// Hands out the member pointer M through get(Tag).
+template <typename Tag, typename Tag::type M>
+struct MemberOf
+{
+    friend typename Tag::type get(Tag)
+    {
+        return M;
+    }
+};
+
+struct SentList
+{
+    using type = std::list<TcpTxItem*> TcpTxBuffer::*;
+    friend type get(SentList);
+};
+
+struct LostOut
+{
+    using type = uint32_t TcpTxBuffer::*;
+    friend type get(LostOut);
+};
+
+struct RetransOut
+{
+    using type = uint32_t TcpTxBuffer::*;
+    friend type get(RetransOut);
+};
+
+struct ItemStart
+{
+    using type = SequenceNumber32 TcpTxItem::*;
+    friend type get(ItemStart);
+};
+
+struct ItemPacket
+{
+    using type = Ptr<Packet> TcpTxItem::*;
+    friend type get(ItemPacket);
+};
+
+struct ItemLost
+{
+    using type = bool TcpTxItem::*;
+    friend type get(ItemLost);
+};
+
+struct ItemSacked
+{
+    using type = bool TcpTxItem::*;
+    friend type get(ItemSacked);
+};
+
+template struct MemberOf<SentList, &TcpTxBuffer::m_sentList>;
+template struct MemberOf<LostOut, &TcpTxBuffer::m_lostOut>;
+template struct MemberOf<RetransOut, &TcpTxBuffer::m_retrans>;
+template struct MemberOf<ItemStart, &TcpTxItem::m_startSeq>;
+template struct MemberOf<ItemPacket, &TcpTxItem::m_packet>;
+template struct MemberOf<ItemLost, &TcpTxItem::m_lost>;
+template struct MemberOf<ItemSacked, &TcpTxItem::m_sacked>;
+
+} // namespace
+
+std::vector<TcpTxSegmentMarks>
+GetSentMarks(const TcpTxBuffer& buffer)
+{
+    std::vector<TcpTxSegmentMarks> marks;
+    const auto& sent = buffer.*get(SentList());
+    marks.reserve(sent.size());
+    for (const TcpTxItem* item : sent)
+    {
+        const uint32_t start = (item->*get(ItemStart())).GetValue();
+        marks.push_back({start,
+                         start + (item->*get(ItemPacket()))->GetSize(),
+                         item->*get(ItemLost()),
+                         item->m_retrans,
+                         item->*get(ItemSacked())});
+    }
+    return marks;
+}
+
+TcpTxLossMark
+MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
+{
+    auto& sent = buffer.*get(SentList());
+    for (TcpTxItem* item : sent)
+    {
+        const uint32_t itemStart = (item->*get(ItemStart())).GetValue();
+        if (itemStart != start)
+        {
+            if (static_cast<int32_t>(itemStart - start) > 0)
+            {
+                break; // sorted: no segment starts there
+            }
+            continue;
+        }
+        const uint32_t size = (item->*get(ItemPacket()))->GetSize();
+        if (item->*get(ItemSacked()))
+        {
+            return TcpTxLossMark::NONE;
+        }
+        if (item->*get(ItemLost()))
+        {
+            if (!item->m_retrans)
+            {
+                return TcpTxLossMark::NONE;
+            }
+            item->m_retrans = false; // lost again: to be retransmitted again
+            buffer.*get(RetransOut()) -= size;
+            return TcpTxLossMark::LOST_RETRANSMIT;
+        }
+        item->*get(ItemLost()) = true;
+        buffer.*get(LostOut()) += size;
+        return TcpTxLossMark::LOST;
+    }
+    return TcpTxLossMark::NONE;
+}
+
+} // namespace ns3

@@ -1,0 +1,386 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * TestSuite emusim-tcp-linux-rack: TcpLinuxSocket's RACK (tcp_recovery.c of Linux 6.1.192)
+ * against instants worked out by hand from the source and the run's own send and ACK times.
+ */
+
+#include "../model/blast-apps.h"
+#include "../model/tcp-linux-recovery.h"
+#include "../model/tcp-linux-socket.h"
+#include "../model/tcp-linux22-socket.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/error-model.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/pointer.h"
+#include "ns3/ppp-header.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-option-sack.h"
+#include "ns3/tcp-socket-state.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint32_t MSS = 1448;
+/// One jiffy at CONFIG_HZ=250
+const Time JIFFY = MilliSeconds(4);
+
+/// Drops chosen data segments a chosen number of times (first sends first).
+class SegmentDropper : public ErrorModel
+{
+  public:
+    std::map<uint32_t, uint32_t> m_drops; //!< 1-based segment number -> sends to drop
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        Ptr<Packet> c = p->Copy();
+        PppHeader ppp;
+        c->RemoveHeader(ppp);
+        Ipv4Header ip;
+        c->RemoveHeader(ip);
+        TcpHeader tcp;
+        c->RemoveHeader(tcp);
+        if (c->GetSize() == 0)
+        {
+            return false;
+        }
+        auto it = m_drops.find((tcp.GetSequenceNumber().GetValue() - 1) / MSS + 1);
+        if (it == m_drops.end() || it->second == 0)
+        {
+            return false;
+        }
+        --it->second;
+        return true;
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
+/// A Linux 6.1 sender and receiver (TcpLinuxSocket, Linux's reno, Linux's PRR) on a
+/// 100 Mb/s link of 20 ms each way (min_rtt / 4 then spans jiffies).
+struct RackRun
+{
+    struct Sent
+    {
+        Time at;
+        uint32_t segment; //!< 1-based
+    };
+
+    struct Ack
+    {
+        Time at;
+        uint32_t ack;
+        std::vector<std::pair<uint32_t, uint32_t>> sack; //!< blocks, sequence numbers
+    };
+
+    std::vector<Sent> sent;
+    std::vector<Ack> acks;
+    Time synSent;
+    Time synAckReceived;
+    bool lossState{false}; //!< the sender went through CA_LOSS (a retransmission timeout)
+    Ptr<TcpLinuxSocket> socket;
+
+    void Tx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        if (h.GetFlags() & TcpHeader::SYN)
+        {
+            synSent = Simulator::Now();
+        }
+        if (p->GetSize() > 0)
+        {
+            sent.push_back({Simulator::Now(), (h.GetSequenceNumber().GetValue() - 1) / MSS + 1});
+        }
+    }
+
+    void Rx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+    {
+        if (h.GetFlags() & TcpHeader::SYN)
+        {
+            synAckReceived = Simulator::Now();
+            return;
+        }
+        Ack a{Simulator::Now(), h.GetAckNumber().GetValue(), {}};
+        if (h.HasOption(TcpOption::SACK))
+        {
+            auto sack = DynamicCast<const TcpOptionSack>(h.GetOption(TcpOption::SACK));
+            for (const auto& [left, right] : sack->GetSackList())
+            {
+                a.sack.emplace_back(left.GetValue(), right.GetValue());
+            }
+        }
+        acks.push_back(a);
+    }
+
+    void State(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+    {
+        lossState |= now == TcpSocketState::CA_LOSS;
+    }
+
+    /// Sends of a segment, in order.
+    std::vector<Time> SendsOf(uint32_t segment) const
+    {
+        std::vector<Time> at;
+        for (const auto& s : sent)
+        {
+            if (s.segment == segment)
+            {
+                at.push_back(s.at);
+            }
+        }
+        return at;
+    }
+
+    void Go(Ptr<SegmentDropper> drop, uint32_t segments, bool rack)
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                           TypeIdValue(TcpLinuxCongestion::GetTypeId()));
+        Config::SetDefault("ns3::TcpLinuxCongestion::Algorithm", StringValue("reno"));
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                           TypeIdValue(TcpLinuxPrrRecovery::GetTypeId()));
+        Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(MSS));
+        Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));
+        Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 24));
+        Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 22));
+        Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
+        Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+        Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
+        Config::SetDefault("ns3::TcpLinuxSocket::Rack", BooleanValue(rack));
+
+        NodeContainer nodes(2);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+        p2p.SetChannelAttribute("Delay", StringValue("20ms"));
+        NetDeviceContainer devices = p2p.Install(nodes);
+        devices.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(drop));
+        InternetStackHelper stack;
+        stack.Install(nodes);
+        Ipv4AddressHelper address("10.1.1.0", "255.255.255.0");
+        Ipv4InterfaceContainer ifaces = address.Assign(devices);
+
+        auto server = CreateObject<TcpBlastServer>();
+        server->SetAttribute("Port", UintegerValue(9));
+        server->SetAttribute("SocketType", TypeIdValue(TcpLinuxSocket::GetTypeId()));
+        nodes.Get(1)->AddApplication(server);
+        server->SetStartTime(Seconds(0));
+
+        Ptr<Socket> s = CreateTcpSocketOfType(nodes.Get(0), TcpLinuxSocket::GetTypeId());
+        socket = DynamicCast<TcpLinuxSocket>(s);
+        s->TraceConnectWithoutContext("Tx", MakeCallback(&RackRun::Tx, this));
+        s->TraceConnectWithoutContext("Rx", MakeCallback(&RackRun::Rx, this));
+        s->TraceConnectWithoutContext("CongState", MakeCallback(&RackRun::State, this));
+        s->SetConnectCallback(
+            MakeBoundCallback(
+                +[](uint32_t n, Ptr<Socket> sock) { sock->Send(Create<Packet>(n * MSS)); },
+                segments),
+            MakeNullCallback<void, Ptr<Socket>>());
+        s->Bind();
+        Simulator::ScheduleNow(
+            +[](Ptr<Socket> sock, Address to) { sock->Connect(to); },
+            s,
+            Address(InetSocketAddress(ifaces.GetAddress(1), 9)));
+        Simulator::Stop(Seconds(5));
+        Simulator::Run();
+    }
+
+    void Done()
+    {
+        socket = nullptr;
+        Simulator::Destroy();
+        Config::Reset();
+    }
+};
+
+/// The tick on which a timer armed at `now` for `jiffies` fires: the timer wheel runs a
+/// level-0 timer when jiffies reach its expiry (ticks at whole jiffies of the clock).
+Time
+TickAfter(Time now, int64_t jiffies)
+{
+    return JIFFY * (now.GetNanoSeconds() / JIFFY.GetNanoSeconds() + jiffies);
+}
+
+/**
+ * A lone hole: of three segments the second is lost, so one SACK comes back and RFC 6675 (three
+ * SACKed segments, or three duplicate ACKs) never fires. RACK's reordering window is then
+ * min_rtt / 4 (fewer than `reordering` = 3 SACKed, not in recovery: tcp_rack_reo_wnd,
+ * tcp_recovery.c:9-20), RACK's RTT that of segment 3, so segment 2 is lost
+ * rtt(3) + min_rtt / 4 after its send, i.e. min_rtt / 4 - (send(3) - send(2)) after the SACK
+ * arrives; the timer adds TCP_TIMEOUT_MIN_US (2 ms), rounds up to jiffies and fires on the tick
+ * (tcp_rack_mark_lost, :106-110), where recovery starts and segment 2 is retransmitted
+ * (tcp_rack_reo_timeout, :149-167). Without RACK the retransmission waits for the RTO.
+ */
+class RackLoneHoleTestCase : public TestCase
+{
+  public:
+    RackLoneHoleTestCase()
+        : TestCase(
+              "RACK: a lone hole goes on the reordering timer, a quarter of min_rtt after its send")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        drop->m_drops = {{2, 1}};
+        RackRun run;
+        run.Go(drop, 3, true);
+
+        const auto sends2 = run.SendsOf(2);
+        const auto sends3 = run.SendsOf(3);
+        NS_TEST_ASSERT_MSG_EQ(sends2.size(), 2, "segment 2 sent twice");
+        NS_TEST_ASSERT_MSG_EQ(sends3.size(), 1, "segment 3 sent once");
+        // min_rtt: the smaller of the handshake's round trip and segment 1's (its ACK is the
+        // first ACK of data, sent at once: a quick ACK)
+        const auto sends1 = run.SendsOf(1);
+        const auto ack1 = std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
+            return a.ack == 1 + MSS;
+        });
+        NS_TEST_ASSERT_MSG_EQ((ack1 != run.acks.end()), true, "segment 1 acknowledged");
+        const int64_t minRttUs = std::min((run.synAckReceived - run.synSent).GetMicroSeconds(),
+                                          (ack1->at - sends1[0]).GetMicroSeconds());
+        // the ACK that SACKs segment 3
+        const auto sackAck = std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
+            return !a.sack.empty();
+        });
+        NS_TEST_ASSERT_MSG_EQ((sackAck != run.acks.end()), true, "a SACK");
+        const int64_t nowUs = sackAck->at.GetMicroSeconds();
+        const int64_t rackRttUs = nowUs - sends3[0].GetMicroSeconds();
+        const int64_t remainingUs =
+            rackRttUs + minRttUs / 4 - (nowUs - sends2[0].GetMicroSeconds());
+        NS_TEST_ASSERT_MSG_GT(remainingUs, 0, "segment 2 not lost at once");
+        const int64_t jiffies = (remainingUs + 2000 + 3999) / 4000;
+        NS_TEST_EXPECT_MSG_EQ(sends2[1],
+                              TickAfter(sackAck->at, jiffies),
+                              "retransmitted on the tick");
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetRackReoTimeouts(), 1, "one reordering timeout");
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetRackMarkedLost(), 1, "one segment marked lost");
+        NS_TEST_EXPECT_MSG_EQ(run.lossState, false, "no retransmission timeout");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 3 * MSS, "everything acknowledged");
+        run.Done();
+
+        // without RACK: the RTO (at least 200 ms after the send)
+        auto dropAgain = CreateObject<SegmentDropper>();
+        dropAgain->m_drops = {{2, 1}};
+        RackRun classic;
+        classic.Go(dropAgain, 3, false);
+        const auto classic2 = classic.SendsOf(2);
+        NS_TEST_ASSERT_MSG_EQ(classic2.size(), 2, "segment 2 sent twice without RACK");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(classic2[1] - classic2[0],
+                                    MilliSeconds(200),
+                                    "without RACK the RTO retransmits");
+        NS_TEST_EXPECT_MSG_EQ(classic.lossState, true, "without RACK a timeout");
+        classic.Done();
+    }
+};
+
+/**
+ * A lost retransmission: segment 5 of 40 is lost twice. Its first retransmission R goes out in
+ * recovery; RACK's reordering window is 0 there (tcp_rack_reo_wnd, tcp_recovery.c:13-14), so
+ * the first ACK that delivers a segment sent after R proves R lost (remaining = send(s) - R < 0
+ * with rack.rtt = now - send(s): tcp_rack_detect_loss, :84-88), and segment 5 is marked to be
+ * sent again (tcp_mark_skb_lost, tcp_input.c:1114-1119) and goes out on that ACK. ns-3's
+ * RFC 6675 scoreboard cannot tell a retransmission lost: without RACK only the RTO resends it.
+ */
+class RackLostRetransmissionTestCase : public TestCase
+{
+  public:
+    RackLostRetransmissionTestCase()
+        : TestCase("RACK: a lost retransmission is sent again on the first ACK of later data")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        drop->m_drops = {{5, 2}};
+        RackRun run;
+        run.Go(drop, 40, true);
+
+        const auto sends5 = run.SendsOf(5);
+        NS_TEST_ASSERT_MSG_EQ(sends5.size(), 3, "segment 5 sent three times");
+        const Time r = sends5[1];
+        // the segments first sent after R (new data) and the first ACK that delivers one
+        std::vector<std::pair<uint32_t, uint32_t>> after; // sequence ranges
+        for (const auto& s : run.sent)
+        {
+            if (s.at > r && run.SendsOf(s.segment).front() == s.at)
+            {
+                after.emplace_back(1 + (s.segment - 1) * MSS, 1 + s.segment * MSS);
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(after.empty(), false, "new data after the retransmission");
+        auto delivers = [&after](const RackRun::Ack& a) {
+            for (const auto& [start, end] : after)
+            {
+                for (const auto& [left, right] : a.sack)
+                {
+                    if (left <= start && end <= right)
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        };
+        const auto proof = std::find_if(run.acks.begin(), run.acks.end(), [&](const auto& a) {
+            return a.at > r && delivers(a);
+        });
+        NS_TEST_ASSERT_MSG_EQ((proof != run.acks.end()), true, "an ACK SACKs later data");
+        NS_TEST_EXPECT_MSG_EQ(sends5[2], proof->at, "sent again on that ACK");
+        NS_TEST_EXPECT_MSG_EQ(run.lossState, false, "no retransmission timeout");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 40 * MSS, "everything acknowledged");
+        run.Done();
+
+        auto dropAgain = CreateObject<SegmentDropper>();
+        dropAgain->m_drops = {{5, 2}};
+        RackRun classic;
+        classic.Go(dropAgain, 40, false);
+        const auto classic5 = classic.SendsOf(5);
+        NS_TEST_ASSERT_MSG_EQ(classic5.size(), 3, "segment 5 sent three times without RACK");
+        NS_TEST_EXPECT_MSG_EQ(classic.lossState, true, "without RACK the RTO resends it");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(classic5[2] - classic5[1],
+                                    MilliSeconds(200),
+                                    "without RACK: at least the minimum RTO later");
+        classic.Done();
+    }
+};
+
+/// TestSuite emusim-tcp-linux-rack.
+class TcpLinuxRackTestSuite : public TestSuite
+{
+  public:
+    TcpLinuxRackTestSuite()
+        : TestSuite("emusim-tcp-linux-rack", Type::UNIT)
+    {
+        AddTestCase(new RackLoneHoleTestCase, Duration::QUICK);
+        AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
+    }
+};
+
+/// Static instance.
+TcpLinuxRackTestSuite g_tcpLinuxRackTestSuite;
+
+} // namespace
