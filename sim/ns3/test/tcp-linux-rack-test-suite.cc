@@ -9,6 +9,7 @@
 #include "../model/tcp-linux-recovery.h"
 #include "../model/tcp-linux-socket.h"
 #include "../model/tcp-linux22-socket.h"
+#include "two-host-link.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -168,16 +169,8 @@ struct RackRun
         Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
         Config::SetDefault("ns3::TcpLinuxSocket::Rack", BooleanValue(rack));
 
-        NodeContainer nodes(2);
-        PointToPointHelper p2p;
-        p2p.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-        p2p.SetChannelAttribute("Delay", StringValue("20ms"));
-        NetDeviceContainer devices = p2p.Install(nodes);
-        devices.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(drop));
-        InternetStackHelper stack;
-        stack.Install(nodes);
-        Ipv4AddressHelper address("10.1.1.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifaces = address.Assign(devices);
+        TwoHostLink link("20ms", drop);
+        NodeContainer& nodes = link.nodes;
 
         auto server = CreateObject<TcpBlastServer>();
         server->SetAttribute("Port", UintegerValue(9));
@@ -199,7 +192,7 @@ struct RackRun
         Simulator::ScheduleNow(
             +[](Ptr<Socket> sock, Address to) { sock->Connect(to); },
             s,
-            Address(InetSocketAddress(ifaces.GetAddress(1), 9)));
+            Address(InetSocketAddress(link.receiver, 9)));
         Simulator::Stop(Seconds(5));
         Simulator::Run();
     }

@@ -12,6 +12,7 @@
 
 #include "../model/tcp-linux22-socket.h"
 #include "../model/tcp-linux22.h"
+#include "two-host-link.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -348,16 +349,8 @@ struct Linux22Run
             "ns3::TcpLinux22Socket::TickPhase",
             StringValue("ns3::ConstantRandomVariable[Constant=" + std::to_string(phaseS) + "]"));
 
-        NodeContainer nodes(2);
-        PointToPointHelper p2p;
-        p2p.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-        p2p.SetChannelAttribute("Delay", StringValue("50us"));
-        NetDeviceContainer devices = p2p.Install(nodes);
-        devices.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(drop));
-        InternetStackHelper stack;
-        stack.Install(nodes);
-        Ipv4AddressHelper address("10.1.1.0", "255.255.255.0");
-        Ipv4InterfaceContainer ifaces = address.Assign(devices);
+        TwoHostLink link("50us", drop);
+        NodeContainer& nodes = link.nodes;
 
         PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 9));
         sink.Install(nodes.Get(1)).Start(Seconds(0));
@@ -380,7 +373,7 @@ struct Linux22Run
         Simulator::ScheduleNow(
             +[](Ptr<Socket> sock, Address to) { sock->Connect(to); },
             s,
-            Address(InetSocketAddress(ifaces.GetAddress(1), 9)));
+            Address(InetSocketAddress(link.receiver, 9)));
         Simulator::Stop(stop);
         Simulator::Run();
         Simulator::Destroy();

@@ -1,0 +1,51 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The socket TestSuites' network: two hosts on one point-to-point link, the receiver's side
+ * dropping what an error model says.
+ */
+
+#ifndef EMUSIM_TEST_TWO_HOST_LINK_H
+#define EMUSIM_TEST_TWO_HOST_LINK_H
+
+#include "ns3/error-model.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/pointer.h"
+#include "ns3/string.h"
+
+#include <string>
+
+namespace ns3
+{
+
+/// Hosts 0 (sender) and 1 (receiver) on a 100 Mb/s link.
+struct TwoHostLink
+{
+    NodeContainer nodes;  //!< the two hosts
+    Ipv4Address receiver; //!< host 1's address
+
+    /**
+     * @brief Build it.
+     * @param delay the link's one-way delay, e.g. "20ms"
+     * @param drop what host 1's device drops on receipt
+     */
+    TwoHostLink(const std::string& delay, Ptr<ErrorModel> drop)
+        : nodes(2)
+    {
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+        p2p.SetChannelAttribute("Delay", StringValue(delay));
+        NetDeviceContainer devices = p2p.Install(nodes);
+        devices.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(drop));
+        InternetStackHelper stack;
+        stack.Install(nodes);
+        Ipv4AddressHelper address("10.1.1.0", "255.255.255.0");
+        receiver = address.Assign(devices).GetAddress(1);
+    }
+};
+
+} // namespace ns3
+
+#endif // EMUSIM_TEST_TWO_HOST_LINK_H
