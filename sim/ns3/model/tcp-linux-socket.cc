@@ -216,6 +216,12 @@ TcpLinuxSocket::GetTypeId()
                           "rules, which are then off",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::SetRack, &TcpLinuxSocket::GetRack),
+                          MakeBooleanChecker())
+            .AddAttribute("Tlp",
+                          "Send tail loss probes, as Linux 6.1 does by default (tcp_early_retrans "
+                          "= 3; tcp_schedule_loss_probe, tcp_send_loss_probe)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpLinuxSocket::m_tlp),
                           MakeBooleanChecker());
     return tid;
 }
@@ -253,7 +259,8 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_peerPushes(sock.m_peerPushes),
       m_rcvSsthresh(sock.m_rcvSsthresh),
       m_windowGrowthLimit(sock.m_windowGrowthLimit),
-      m_rack(sock.m_rack)
+      m_rack(sock.m_rack),
+      m_tlp(sock.m_tlp)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
 }
@@ -262,6 +269,7 @@ TcpLinuxSocket::~TcpLinuxSocket()
 {
     ShareFacts(false);
     m_reoEvent.Cancel();
+    m_ptoEvent.Cancel();
 }
 
 void
@@ -361,6 +369,7 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     {
         SetRetxThresh(NO_DUPACK_THRESHOLD); // RACK instead (class comment)
     }
+    const bool rtoWasPending = m_retxEvent.IsPending();
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
     if (sent == 0)
     {
@@ -371,6 +380,12 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     if (it == m_segments.end())
     {
         m_segments.emplace(start, Segment{start + sent, NowUs(), m_delivered});
+        // tcp_write_xmit after new data (not for the probe itself): a probe timer, or whatever
+        // holds Linux's timer slot stays (ns-3 armed its RTO only if none was pending)
+        if (m_tlp && !m_inProbe && !SchedulePto(false) && m_ptoEvent.IsPending() && !rtoWasPending)
+        {
+            m_retxEvent.Cancel();
+        }
     }
     else
     {
@@ -925,6 +940,7 @@ TcpLinuxSocket::RackMarkLost(bool& lostRetransmit)
     m_reoEvent.Cancel();
     m_reoEvent =
         Simulator::Schedule(NanoSeconds(fireNs - nowNs), &TcpLinuxSocket::RackReoTimeout, this);
+    m_ptoEvent.Cancel(); // the reordering timer takes the probe's slot
     return true;
 }
 
@@ -957,7 +973,7 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                            const SequenceNumber32& oldHeadSequence,
                            bool receivedData)
 {
-    if (!m_rack)
+    if (!m_rack && !m_tlp)
     {
         TcpSocketBase::ProcessAck(ackNumber,
                                   scoreboardUpdated,
@@ -966,15 +982,25 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                                   receivedData);
         return;
     }
-    // tcp_ack: tcp_fastretrans_alert, which identifies losses, runs on a dubious ACK only
-    // (tcp_ack_is_dubious: a duplicate, SACK information, or a state other than Open)
-    const bool dubious = scoreboardUpdated || ackNumber == oldHeadSequence ||
-                         m_tcb->m_congState != TcpSocketState::CA_OPEN;
-    bool lostRetransmit = false;
-    bool armed = dubious && RackMarkLost(lostRetransmit);
-    if (!armed && oldHeadSequence < ackNumber)
+    const bool advanced = oldHeadSequence < ackNumber;
+    // tcp_ack: the probe's episode first, then tcp_fastretrans_alert (which identifies losses)
+    // on a dubious ACK only (tcp_ack_is_dubious: a duplicate, SACK information, or a state
+    // other than Open), then the timers (tcp_input.c:4008-4025)
+    if (m_tlp && m_tlpHighSeq != 0)
     {
-        m_reoEvent.Cancel(); // the RTO takes Linux's timer slot back (tcp_set_xmit_timer)
+        ProcessTlpAck(ackNumber.GetValue(), !advanced && !scoreboardUpdated && !receivedData);
+    }
+    bool lostRetransmit = false;
+    bool armed = false;
+    if (m_rack)
+    {
+        const bool dubious = scoreboardUpdated || ackNumber == oldHeadSequence ||
+                             m_tcb->m_congState != TcpSocketState::CA_OPEN;
+        armed = dubious && RackMarkLost(lostRetransmit);
+        if (!armed && advanced)
+        {
+            m_reoEvent.Cancel(); // the RTO or probe takes Linux's timer slot back
+        }
     }
     TcpSocketBase::ProcessAck(ackNumber,
                               scoreboardUpdated,
@@ -983,12 +1009,35 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                               receivedData);
     // tcp_time_to_recover: the loss is proven (tcp_input.c:2342-2355); from Loss when a
     // retransmission was lost again (:3100-3106)
-    const auto state = m_tcb->m_congState.Get();
-    if (m_txBuffer->GetLost() > 0 && !m_segments.empty() &&
+    auto state = m_tcb->m_congState.Get();
+    if (m_rack && m_txBuffer->GetLost() > 0 && !m_segments.empty() &&
         (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER ||
          (state == TcpSocketState::CA_LOSS && lostRetransmit)))
     {
         EnterRecovery(currentDelivered);
+        state = m_tcb->m_congState.Get();
+    }
+    if (!m_tlp)
+    {
+        return;
+    }
+    if (state == TcpSocketState::CA_RECOVERY || state == TcpSocketState::CA_LOSS)
+    {
+        // tcp_init_cwnd_reduction ends a probe's episode; the retransmissions re-arm the RTO
+        m_tlpHighSeq = 0;
+        if (m_ptoEvent.IsPending())
+        {
+            m_ptoEvent.Cancel();
+            RearmRto(false);
+        }
+    }
+    else if (advanced && !armed && !SchedulePto(true))
+    {
+        m_ptoEvent.Cancel(); // tcp_set_xmit_timer: the RTO, as ns-3 re-armed it
+    }
+    if (m_segments.empty())
+    {
+        m_ptoEvent.Cancel();
     }
 }
 
@@ -996,7 +1045,195 @@ void
 TcpLinuxSocket::ReTxTimeout()
 {
     m_reoEvent.Cancel();
+    m_ptoEvent.Cancel();
+    m_tlpHighSeq = 0; // tcp_enter_loss, tcp_input.c:2191
     TcpSocketBase::ReTxTimeout();
+}
+
+// ---- Tail loss probes (tcp_output.c, tcp_input.c) ----
+
+uint32_t
+TcpLinuxSocket::GetTlpProbes() const
+{
+    return m_tlpProbes;
+}
+
+uint32_t
+TcpLinuxSocket::GetTlpRecoveries() const
+{
+    return m_tlpRecoveries;
+}
+
+Time
+TcpLinuxSocket::DelayToTick(uint64_t jiffies)
+{
+    // the timer wheel runs a timer on the tick at which jiffies reach its expiry
+    const int64_t jiffyNs = int64_t{TcpLinuxRttEstimator::JIFFY_US} * 1000;
+    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
+    return NanoSeconds((nowNs / jiffyNs + static_cast<int64_t>(jiffies)) * jiffyNs - nowNs);
+}
+
+namespace
+{
+/// usecs_to_jiffies at HZ 250: rounded up
+uint64_t
+UsToJiffies(uint64_t us)
+{
+    return (us + TcpLinuxRttEstimator::JIFFY_US - 1) / TcpLinuxRttEstimator::JIFFY_US;
+}
+
+/// TCP_TIMEOUT_INIT, jiffies: one second (include/net/tcp.h:149)
+constexpr uint64_t TIMEOUT_INIT_JIFFIES = 1000000 / TcpLinuxRttEstimator::JIFFY_US;
+} // namespace
+
+void
+TcpLinuxSocket::RearmRto(bool fromNow)
+{
+    // tcp_rearm_rto, tcp_input.c:3237-3265: from now, or, with the probe's slot still held,
+    // what is left of the RTO counted from the head's last send (at least a microsecond)
+    m_retxEvent.Cancel();
+    if (m_segments.empty())
+    {
+        return;
+    }
+    const int64_t rtoUs = m_rto.Get().GetMicroSeconds();
+    int64_t us = rtoUs;
+    if (!fromNow)
+    {
+        const uint64_t headSentUs = m_segments.begin()->second.sentUs;
+        us = std::max<int64_t>(static_cast<int64_t>(headSentUs) + rtoUs -
+                                   static_cast<int64_t>(NowUs()),
+                               1);
+    }
+    m_retxEvent = Simulator::Schedule(DelayToTick(UsToJiffies(static_cast<uint64_t>(us))),
+                                      &TcpLinuxSocket::ReTxTimeout,
+                                      this);
+}
+
+bool
+TcpLinuxSocket::SchedulePto(bool advancingRto)
+{
+    // tcp_schedule_loss_probe, tcp_output.c:2759-2811
+    const auto state = m_tcb->m_congState.Get();
+    if (!m_tlp || m_segments.empty() || !m_sackEnabled ||
+        (state != TcpSocketState::CA_OPEN && state != TcpSocketState::CA_CWR))
+    {
+        return false;
+    }
+    uint64_t jiffies = TIMEOUT_INIT_JIFFIES;
+    const uint32_t srttUsX8 = m_linuxRtt->GetSrttUsX8();
+    if (srttUsX8 != 0)
+    {
+        // 2 srtt, and room for a delayed ACK when one segment is out
+        const uint64_t us =
+            (srttUsX8 >> 2) +
+            (m_segments.size() == 1 ? TcpLinuxRttEstimator::RTO_MIN_US : TIMEOUT_MIN_US);
+        jiffies = UsToJiffies(us);
+    }
+    // the RTO's own expiry if sooner: from now on an ACK, from the head's send otherwise
+    const int64_t rtoUs = m_rto.Get().GetMicroSeconds();
+    const int64_t rtoDeltaUs = advancingRto
+                                   ? rtoUs
+                                   : static_cast<int64_t>(m_segments.begin()->second.sentUs) +
+                                         rtoUs - static_cast<int64_t>(NowUs());
+    if (rtoDeltaUs > 0)
+    {
+        jiffies = std::min(jiffies, UsToJiffies(static_cast<uint64_t>(rtoDeltaUs)));
+    }
+    m_ptoEvent.Cancel();
+    m_ptoEvent = Simulator::Schedule(DelayToTick(jiffies), &TcpLinuxSocket::SendLossProbe, this);
+    m_retxEvent.Cancel(); // the probe holds Linux's one timer slot
+    m_reoEvent.Cancel();
+    return true;
+}
+
+void
+TcpLinuxSocket::SendLossProbe()
+{
+    // tcp_send_loss_probe, tcp_output.c:2830-2888
+    if (m_tlpHighSeq != 0 || m_segments.empty())
+    {
+        RearmRto(false); // at most one probe outstanding
+        return;
+    }
+    m_tlpRetrans = false;
+    uint32_t sent = 0;
+    const uint32_t mss = m_tcb->m_segmentSize;
+    const SequenceNumber32 high = m_tcb->m_highTxMark;
+    const uint32_t unsent = m_txBuffer->SizeFromSequence(high);
+    m_inProbe = true;
+    if (unsent > 0)
+    {
+        // a new segment, whatever cwnd, if the peer's window has room for it (tcp_snd_wnd_test)
+        const uint32_t size = std::min(mss, unsent);
+        if (high + size <= m_txBuffer->HeadSequence() + m_rWnd.Get())
+        {
+            sent = SendDataPacket(high, size, true);
+            if (m_tcb->m_nextTxSequence < high + sent)
+            {
+                m_tcb->m_nextTxSequence = high + sent; // as SendPendingData advances it
+            }
+        }
+    }
+    else
+    {
+        // the last segment again
+        const auto& [start, last] = *m_segments.rbegin();
+        if (SendDataPacket(SequenceNumber32(start), last.end - start, true) > 0)
+        {
+            sent = 1;
+            m_tlpRetrans = true;
+        }
+    }
+    m_inProbe = false;
+    if (sent == 0)
+    {
+        RearmRto(false);
+        return;
+    }
+    ++m_tlpProbes;
+    m_tlpHighSeq = m_tcb->m_highTxMark.Get().GetValue();
+    NS_LOG_DEBUG("TLP: probe " << (m_tlpRetrans ? "retransmitted" : "new") << ", tlp_high_seq "
+                               << m_tlpHighSeq);
+    RearmRto(true);
+}
+
+void
+TcpLinuxSocket::ProcessTlpAck(uint32_t ack, bool pureDuplicate)
+{
+    // tcp_process_tlp_ack, tcp_input.c:3798-3826, without D-SACK
+    if (Before(ack, m_tlpHighSeq))
+    {
+        return;
+    }
+    if (!m_tlpRetrans)
+    {
+        m_tlpHighSeq = 0; // a probe of new data acknowledged
+        return;
+    }
+    if (Before(m_tlpHighSeq, ack))
+    {
+        // the probe repaired a loss: reduce once, as in CWR (tcp_init_cwnd_reduction,
+        // tcp_end_cwnd_reduction), then tcp_try_keep_open
+        m_tlpHighSeq = 0;
+        ++m_tlpRecoveries;
+        m_tcb->m_ssThresh = m_congestionControl->GetSsThresh(m_tcb, BytesInFlight());
+        m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_CWR);
+        m_tcb->m_congState = TcpSocketState::CA_CWR;
+        m_tcb->m_cWnd = m_tcb->m_ssThresh.Get();
+        m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+        m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
+        const bool leftOut =
+            m_sackedOut > 0 || m_txBuffer->GetLost() > 0 || m_txBuffer->GetRetransmitsCount() > 0;
+        const auto open = leftOut ? TcpSocketState::CA_DISORDER : TcpSocketState::CA_OPEN;
+        m_congestionControl->CongestionStateSet(m_tcb, open);
+        m_tcb->m_congState = open;
+        return;
+    }
+    if (pureDuplicate)
+    {
+        m_tlpHighSeq = 0; // the original and the probe both arrived
+    }
 }
 
 } // namespace ns3

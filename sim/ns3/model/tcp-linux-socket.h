@@ -164,6 +164,20 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     Linux's are with RACK (tcp_time_to_recover, tcp_fastretrans_alert's do_lost).
  *   - Kept from ns-3: entering recovery retransmits the head (TcpSocketBase::EnterRecovery),
  *     a partial ACK in recovery retransmits the next segment, and NextSeg's rule 3.
+ * - **Tail loss probes** (Tlp, off by default; tcp_early_retrans = 3): in Open (or CWR), with
+ *   data outstanding, sending new data or an ACK that acknowledges data arms the probe timer
+ *   in the RTO's place: 2 srtt, plus rto_min with one segment out (a delayed ACK) or 2 ms with
+ *   more, in jiffies, or the RTO's own expiry if that is sooner (one second before any RTT
+ *   sample) (tcp_schedule_loss_probe, tcp_output.c:2759-2811; called from tcp_write_xmit,
+ *   :2747-2754, and tcp_set_xmit_timer, tcp_input.c:3267-3271). On expiry, unless a probe is
+ *   outstanding, one new segment goes out whatever the window, if the peer's window has room,
+ *   else the last segment is retransmitted; the probe's snd_nxt is kept and the RTO re-armed
+ *   from now (tcp_send_loss_probe, :2830-2888). An ACK at or beyond it ends the episode; if the
+ *   probe was a retransmission and the ACK goes beyond it, a loss was repaired by the probe:
+ *   the window is reduced once, as in CWR (tcp_process_tlp_ack, tcp_input.c:3798-3826; without
+ *   D-SACK an ACK of exactly the probe's snd_nxt that is a pure duplicate ends it without).
+ *   The reordering timer, recovery and the RTO take the probe timer's place, as they take
+ *   Linux's one timer slot.
  */
 class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
 {
@@ -211,6 +225,10 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetRackMarkedLost() const;
     /// @return times the reordering timer fired
     uint32_t GetRackReoTimeouts() const;
+    /// @return tail loss probes sent
+    uint32_t GetTlpProbes() const;
+    /// @return probes that repaired a loss (the window reduced: LINUX_MIB_TCPLOSSPROBERECOVERY)
+    uint32_t GetTlpRecoveries() const;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
@@ -289,6 +307,28 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     bool RackMarkLost(bool& lostRetransmit);
     /// tcp_rack_reo_timeout.
     void RackReoTimeout();
+    /**
+     * @brief tcp_schedule_loss_probe.
+     * @param advancingRto from an ACK (the RTO would restart now) rather than a send
+     * @return whether the probe timer was armed
+     */
+    bool SchedulePto(bool advancingRto);
+    /// tcp_send_loss_probe.
+    void SendLossProbe();
+    /**
+     * @brief tcp_process_tlp_ack.
+     * @param ack the ACK's number
+     * @param pureDuplicate a duplicate with no SACK information and no data
+     */
+    void ProcessTlpAck(uint32_t ack, bool pureDuplicate);
+    /**
+     * @brief Schedule a timer event on the tick `jiffies` from now (level-0 timer wheel).
+     * @param jiffies the timeout, jiffies
+     * @return the delay to that tick
+     */
+    static Time DelayToTick(uint64_t jiffies);
+    /// tcp_rearm_rto from the probe: the RTO from now (a probe went out) or what is left of it
+    void RearmRto(bool fromNow);
 
     /// The segment of m_segments holding a sequence number, or end().
     std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
@@ -328,6 +368,13 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     EventId m_reoEvent;                     //!< the reordering timer
     uint32_t m_rackMarkedLost{0};           //!< segments RACK marked lost
     uint32_t m_rackReoTimeouts{0};          //!< reordering timer expiries
+    bool m_tlp{false};                      //!< tail loss probes (attribute)
+    EventId m_ptoEvent;                     //!< the probe timer
+    uint32_t m_tlpHighSeq{0};               //!< tlp_high_seq: snd_nxt at the probe, 0: none
+    bool m_tlpRetrans{false};               //!< tlp_retrans: the probe was a retransmission
+    bool m_inProbe{false};                  //!< sending the probe (no new probe timer)
+    uint32_t m_tlpProbes{0};                //!< probes sent
+    uint32_t m_tlpRecoveries{0};            //!< probes that repaired a loss
 };
 
 } // namespace ns3

@@ -152,7 +152,34 @@ struct RackRun
         return at;
     }
 
-    void Go(Ptr<SegmentDropper> drop, uint32_t segments, bool rack)
+    /// The round trips an ACK can sample up to `until`: from the SYN, and from each segment's
+    /// first send to the first ACK that covers it (Linux's estimator averages such samples,
+    /// so srtt lies between the smallest and the largest).
+    std::pair<int64_t, int64_t> RttRangeUs(Time until) const
+    {
+        int64_t lo = (synAckReceived - synSent).GetMicroSeconds();
+        int64_t hi = lo;
+        for (const auto& s : sent)
+        {
+            if (s.at > until)
+            {
+                break;
+            }
+            const uint32_t end = 1 + s.segment * MSS;
+            auto a = std::find_if(acks.begin(), acks.end(), [end](const Ack& x) {
+                return static_cast<int32_t>(x.ack - end) >= 0;
+            });
+            if (a != acks.end() && a->at <= until && SendsOf(s.segment).front() == s.at)
+            {
+                const int64_t us = (a->at - s.at).GetMicroSeconds();
+                lo = std::min(lo, us);
+                hi = std::max(hi, us);
+            }
+        }
+        return {lo, hi};
+    }
+
+    void Go(Ptr<SegmentDropper> drop, uint32_t segments, bool rack, bool tlp = false)
     {
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpLinuxCongestion::GetTypeId()));
@@ -168,6 +195,7 @@ struct RackRun
         Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
         Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
         Config::SetDefault("ns3::TcpLinuxSocket::Rack", BooleanValue(rack));
+        Config::SetDefault("ns3::TcpLinuxSocket::Tlp", BooleanValue(tlp));
 
         TwoHostLink link("20ms", drop);
         NodeContainer& nodes = link.nodes;
@@ -361,6 +389,67 @@ class RackLostRetransmissionTestCase : public TestCase
     }
 };
 
+/**
+ * A tail loss: the last three of ten segments (the initial window) are lost, so no ACK comes
+ * after the one of segment 7. That ACK (three segments out) arms the probe timer for
+ * 2 srtt + 2 ms in jiffies, before the RTO (tcp_schedule_loss_probe, tcp_output.c:2782-2805),
+ * on the tick. With nothing new to send the probe retransmits segment 10
+ * (tcp_send_loss_probe, :2852-2880); its SACK lets RACK mark 8 and 9 lost at once (sent
+ * 2 srtt before it: far beyond min_rtt / 4), and recovery resends them. Without probes (RACK
+ * alone) nothing comes back until the RTO.
+ */
+class TlpTailLossTestCase : public TestCase
+{
+  public:
+    TlpTailLossTestCase()
+        : TestCase("TLP: a tail loss is probed 2 srtt after the last ACK, then RACK repairs it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        drop->m_drops = {{8, 1}, {9, 1}, {10, 1}};
+        RackRun run;
+        run.Go(drop, 10, true, true);
+
+        const auto ack7 = std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
+            return a.ack == 1 + 7 * MSS;
+        });
+        NS_TEST_ASSERT_MSG_EQ((ack7 != run.acks.end()), true, "segment 7 acknowledged");
+        const auto sends10 = run.SendsOf(10);
+        NS_TEST_ASSERT_MSG_EQ(sends10.size(), 2, "segment 10 sent twice (the probe)");
+        // srtt lies between the smallest and the largest sample taken so far; the probe's tick
+        // follows from either end when both give the same jiffies
+        const auto [lo, hi] = run.RttRangeUs(ack7->at);
+        const int64_t jiffiesLo = (2 * lo + 2000 + 3999) / 4000;
+        const int64_t jiffiesHi = (2 * hi + 2000 + 3999) / 4000;
+        NS_TEST_ASSERT_MSG_EQ(jiffiesLo, jiffiesHi, "srtt's range decides the jiffies");
+        NS_TEST_EXPECT_MSG_EQ(sends10[1], TickAfter(ack7->at, jiffiesLo), "the probe's tick");
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetTlpProbes(), 1, "one probe");
+        // 8 and 9 go again on the probe's ACK, without a timeout
+        const auto probeAck = std::find_if(run.acks.begin(), run.acks.end(), [&](const auto& a) {
+            return a.at > sends10[1];
+        });
+        NS_TEST_ASSERT_MSG_EQ((probeAck != run.acks.end()), true, "the probe is answered");
+        const auto sends8 = run.SendsOf(8);
+        NS_TEST_ASSERT_MSG_EQ(sends8.size(), 2, "segment 8 retransmitted");
+        NS_TEST_EXPECT_MSG_EQ(sends8[1], probeAck->at, "on the probe's ACK");
+        NS_TEST_EXPECT_MSG_EQ(run.lossState, false, "no retransmission timeout");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 10 * MSS, "everything acknowledged");
+        run.Done();
+
+        auto dropAgain = CreateObject<SegmentDropper>();
+        dropAgain->m_drops = {{8, 1}, {9, 1}, {10, 1}};
+        RackRun rackOnly;
+        rackOnly.Go(dropAgain, 10, true, false);
+        NS_TEST_EXPECT_MSG_EQ(rackOnly.lossState, true, "without probes the RTO");
+        NS_TEST_EXPECT_MSG_EQ(rackOnly.socket->GetTlpProbes(), 0, "no probe");
+        rackOnly.Done();
+    }
+};
+
 /// TestSuite emusim-tcp-linux-rack.
 class TcpLinuxRackTestSuite : public TestSuite
 {
@@ -370,6 +459,7 @@ class TcpLinuxRackTestSuite : public TestSuite
     {
         AddTestCase(new RackLoneHoleTestCase, Duration::QUICK);
         AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
+        AddTestCase(new TlpTailLossTestCase, Duration::QUICK);
     }
 };
 

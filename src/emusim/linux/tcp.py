@@ -292,17 +292,17 @@ LINUX_TCP["linux-6.1-rack"] = {
     "loss recovery": Mapping(
         (
             _sysctl("net.ipv4.tcp_recovery", "1"),
-            _sysctl("net.ipv4.tcp_early_retrans", "0"),
+            _sysctl("net.ipv4.tcp_early_retrans", "3"),
             _sysctl("net.ipv4.tcp_frto", "0"),
             _sysctl("net.ipv4.tcp_dsack", "0"),
         ),
         False,
-        "RACK on (tcp_recovery = 1, the default), as ns-3's TcpLinuxSocket detects losses "
-        "with Rack; tail loss probes, F-RTO and D-SACK still off, because the ns-3 model has "
-        "none of them yet",
+        "RACK and tail loss probes on (tcp_recovery = 1, tcp_early_retrans = 3: the "
+        "defaults), as ns-3's TcpLinuxSocket runs them (Rack, Tlp); F-RTO and D-SACK still "
+        "off, because the ns-3 model has neither yet",
     ),
 }
-"""linux-6.1 with RACK on (config/tcp_profiles.yaml, ``linux-6.1-rack``)."""
+"""linux-6.1 with RACK-TLP on (config/tcp_profiles.yaml, ``linux-6.1-rack``)."""
 
 MININET_PROFILES = tuple(LINUX_TCP)
 
