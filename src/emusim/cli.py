@@ -902,7 +902,7 @@ def build_parser() -> argparse.ArgumentParser:
             "emusim run random-drop --point drop_rate=0.02 --scale quick -n",
             "emusim run random-drop --point drop_rate=0.02 --profile linux-2.2 --scale quick",
             "emusim run random-drop --scale quick --cores 2",
-            "emusim run baseline-tcp --backend mininet --scale quick       # needs root",
+            "emusim run baseline-tcp --backend mininet --scale quick       # in a VM",
             "emusim run random-drop --backend testbed --inventory config/testbed.yaml",
             "emusim run random-drop --scale quick -- --forcerun ns3_run    # to snakemake",
         ),
