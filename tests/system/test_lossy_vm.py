@@ -145,6 +145,20 @@ def test_the_impaired_link_lost_its_share_in_each_direction(study):
         assert m["link_dropped_forward"] <= m["retransmissions"], r["point"]
 
 
+def test_each_run_records_the_senders_recovery_counters(study):
+    _, runs = _runs(study)
+    for r in runs:
+        counters = r["provenance"]["mininet"]["recovery_counters"]
+        m = r["metrics"]
+        # the same /proc/net/netstat deltas as the run's own metrics
+        assert counters["TCPTimeouts"] == m["rto_timeouts"], r["point"]
+        assert counters["TCPSackRecovery"] <= m["fast_recoveries"], r["point"]
+        # linux-6.1 switches off what ns-3 lacked (tcp_early_retrans = 0, tcp_dsack = 0)
+        assert counters["TCPLossProbes"] == 0 and counters["TCPDSACKRecv"] == 0, r["point"]
+        if r["params"]["loss"] == "0":
+            assert counters["TCPSackRecovery"] == 0 or m["link_dropped_forward"] > 0, r["point"]
+
+
 def test_an_added_linux_variant_runs_the_same_code_in_ns3(study):
     # README's dctcp entry: ECN on at both ends, so Linux's dctcp ran as itself in ns-3 too;
     # without ECN ns-3's copy of the module fell back as Linux's did

@@ -173,7 +173,7 @@ def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
                 "segments_sent", "snd_mss", "peer_window_B", "srtt_us", "snd_cwnd",
                 "snd_ssthresh", "loss_probes", "retrans_segs_netns", "writes_done",
                 "congestion_control", "bytes_acked", "host_io_irqs", "cpu_busy_fraction",
-                "busy_us", "rwnd_limited_us", "sndbuf_limited_us",
+                "busy_us", "rwnd_limited_us", "sndbuf_limited_us", "recovery_counters",
             )
         }  # fmt: skip
         facts["server"] = res["server"]

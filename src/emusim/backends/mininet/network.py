@@ -77,6 +77,15 @@ from emusim.linux.tcp import (
 
 # --- the network ------------------------------------------------------------------------------
 
+RECOVERY_COUNTERS = (
+    "TCPLossProbes", "TCPLossProbeRecovery", "TCPLostRetransmit", "TCPSackRecovery",
+    "TCPTimeouts", "TCPFullUndo", "TCPPartialUndo", "TCPLossUndo", "TCPDSACKUndo",
+    "TCPSpuriousRTOs", "TCPDSACKRecv",
+)  # fmt: skip
+"""The sender's loss-recovery counters (/proc/net/netstat, include/uapi/linux/snmp.h) a TCP
+blast records: probes, lost retransmissions, recoveries, timeouts, undos and D-SACKs, the
+mechanisms the ns-3 model has or lacks (docs/linux-cc.md)."""
+
 
 @dataclass
 class NetSpec:
@@ -539,6 +548,9 @@ class Network:
             "TcpExt.TCPSackRecovery", 0
         )
         result["loss_probes"] = delta.get("TcpExt.TCPLossProbes", 0)
+        result["recovery_counters"] = {
+            name: delta.get(f"TcpExt.{name}", 0) for name in RECOVERY_COUNTERS
+        }
         result["retrans_segs_netns"] = delta.get("Tcp.RetransSegs", 0)
         return result
 
