@@ -6,6 +6,9 @@
 
 #include "../model/blast-apps.h"
 #include "../model/tcp-linux-congestion.h"
+#include "../model/tcp-linux-socket.h"
+
+#include "ns3/abort.h"
 
 namespace ns3
 {
@@ -23,6 +26,16 @@ LinuxRunFacts(Ptr<const TcpBlastClient> client, std::string& status)
     const std::string asked = TcpLinuxCongestion::DefaultAlgorithm();
     std::string facts = ", \"linux_congestion_control\": \"" + ran + "\", \"linux_source\": \"" +
                         emusim_cc_source_version() + "\"";
+    // the counters of Linux's own names that the model keeps (RACK-TLP), as the emulation
+    // records the kernel's (provenance.mininet.recovery_counters)
+    Ptr<const TcpLinuxSocket> socket = client->GetLinuxSocket();
+    NS_ABORT_MSG_UNLESS(socket, "a Linux congestion control without TcpLinuxSocket");
+    facts +=
+        ", \"recovery_counters\": {\"TCPLossProbes\": " + std::to_string(socket->GetTlpProbes()) +
+        ", \"TCPLossProbeRecovery\": " + std::to_string(socket->GetTlpRecoveries()) +
+        ", \"TCPLostRetransmit\": " + std::to_string(socket->GetRackLostRetransmits()) +
+        ", \"rack_marked_lost\": " + std::to_string(socket->GetRackMarkedLost()) +
+        ", \"rack_reorder_timeouts\": " + std::to_string(socket->GetRackReoTimeouts()) + "}";
     if (ran != asked)
     {
         status = "other-algorithm";

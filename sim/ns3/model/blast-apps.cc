@@ -121,6 +121,12 @@ TcpBlastClient::GetTimeouts() const
     return m_timeouts;
 }
 
+Ptr<const TcpLinuxSocket>
+TcpBlastClient::GetLinuxSocket() const
+{
+    return DynamicCast<const TcpLinuxSocket>(m_socket);
+}
+
 std::string
 TcpBlastClient::GetLinuxAlgorithm() const
 {

@@ -22,6 +22,8 @@
 namespace ns3
 {
 
+class TcpLinuxSocket;
+
 class Packet;
 class TcpHeader;
 class TcpSocketBase;
@@ -62,6 +64,8 @@ class TcpBlastClient : public Application
     /// @return the Linux congestion control the connection ran at the end (TcpLinuxSocket with
     /// TcpLinuxCongestion: a module may replace itself, dctcp by dctcp-reno), else ""
     std::string GetLinuxAlgorithm() const;
+    /// @return the sender's socket when it is a TcpLinuxSocket (else null)
+    Ptr<const TcpLinuxSocket> GetLinuxSocket() const;
     /**
      * @brief The socket class the profile gives bulk senders: this application's SocketType
      * default (Config::SetDefault, the command line), for programs with senders of their own.

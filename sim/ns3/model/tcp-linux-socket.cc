@@ -833,6 +833,12 @@ TcpLinuxSocket::GetRackReoTimeouts() const
     return m_rackReoTimeouts;
 }
 
+uint32_t
+TcpLinuxSocket::GetRackLostRetransmits() const
+{
+    return m_rackLostRetransmits;
+}
+
 std::map<uint32_t, TcpLinuxSocket::Segment>::const_iterator
 TcpLinuxSocket::SegmentAt(uint32_t seq) const
 {
@@ -907,7 +913,11 @@ TcpLinuxSocket::RackDetectLoss(bool& lostRetransmit)
         if (mark != TcpTxLossMark::NONE)
         {
             ++m_rackMarkedLost;
-            lostRetransmit |= mark == TcpTxLossMark::LOST_RETRANSMIT;
+            if (mark == TcpTxLossMark::LOST_RETRANSMIT)
+            {
+                ++m_rackLostRetransmits;
+                lostRetransmit = true;
+            }
             NS_LOG_DEBUG("RACK: " << marks.start << " lost"
                                   << (mark == TcpTxLossMark::LOST_RETRANSMIT ? " again" : ""));
         }

@@ -225,6 +225,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetRackMarkedLost() const;
     /// @return times the reordering timer fired
     uint32_t GetRackReoTimeouts() const;
+    /// @return retransmissions RACK found lost again (LINUX_MIB_TCPLOSTRETRANSMIT)
+    uint32_t GetRackLostRetransmits() const;
     /// @return tail loss probes sent
     uint32_t GetTlpProbes() const;
     /// @return probes that repaired a loss (the window reduced: LINUX_MIB_TCPLOSSPROBERECOVERY)
@@ -368,6 +370,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     EventId m_reoEvent;                     //!< the reordering timer
     uint32_t m_rackMarkedLost{0};           //!< segments RACK marked lost
     uint32_t m_rackReoTimeouts{0};          //!< reordering timer expiries
+    uint32_t m_rackLostRetransmits{0};      //!< retransmissions found lost again
     bool m_tlp{false};                      //!< tail loss probes (attribute)
     EventId m_ptoEvent;                     //!< the probe timer
     uint32_t m_tlpHighSeq{0};               //!< tlp_high_seq: snd_nxt at the probe, 0: none
