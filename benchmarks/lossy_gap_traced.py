@@ -4,6 +4,7 @@ part at the headline cell (5 % loss each way, 10 ms).
     .venv/bin/python benchmarks/lossy_gap_traced.py [--out DIR] [--writes N] [--repetitions N]
                                                     [--variant reno --variant cubic]
                                                     [--profile linux-6.1-rack]
+                                                    [--keep-emulation]
 
 A 1 GB run's trace overflows the guest's largest ring buffer (emusim.linux.tcp_trace,
 BUFFER_KB_MAX), so this takes a cut of the cell: the same scenario with N writes (default
@@ -124,6 +125,11 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, default=2)
     parser.add_argument("--variant", action="append", dest="variants")
     parser.add_argument("--profile", default=PROFILE, help=f"TCP profile (default {PROFILE})")
+    parser.add_argument(
+        "--keep-emulation",
+        action="store_true",
+        help="use OUT's emulated runs as they are (ns-3's are made again)",
+    )
     args = parser.parse_args()
     variants = args.variants or ["reno", "cubic"]
     args.out.mkdir(parents=True, exist_ok=True)
@@ -133,7 +139,8 @@ def main() -> None:
     run_ns3(
         path, args.out / "ns3-every-segment", args.profile, None, f"--{EVERY_SEGMENT_PUSHED}=true"
     )
-    run_emulation(path, args.out / "emulation", args.profile)
+    if not args.keep_emulation:
+        run_emulation(path, args.out / "emulation", args.profile)
     rows = [
         row(backend, trace)
         for backend, pattern in (

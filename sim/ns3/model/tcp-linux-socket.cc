@@ -50,11 +50,12 @@ Before(uint32_t seq1, uint32_t seq2)
     return static_cast<int32_t>(seq1 - seq2) < 0;
 }
 
-/// tcp_skb_sent_after (include/net/tcp.h:1205-1208): sent later, or at once with a higher end
+/// tcp_skb_sent_after (include/net/tcp.h:1205-1208): sent later, or in the same microsecond
+/// after it (Linux: with a higher end sequence; here: later in the socket's order, class comment)
 bool
-SentAfter(uint64_t t1Us, uint64_t t2Us, uint32_t seq1, uint32_t seq2)
+SentAfter(uint64_t t1Us, uint64_t t2Us, uint64_t order1, uint64_t order2)
 {
-    return t1Us > t2Us || (t1Us == t2Us && Before(seq2, seq1));
+    return t1Us > t2Us || (t1Us == t2Us && order1 > order2);
 }
 
 /// sysctl_tcp_reordering's default, segments (TCP_FASTRETRANS_THRESH, include/net/tcp.h)
@@ -379,7 +380,7 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     auto it = m_segments.find(start);
     if (it == m_segments.end())
     {
-        m_segments.emplace(start, Segment{start + sent, NowUs(), m_delivered});
+        m_segments.emplace(start, Segment{start + sent, NowUs(), m_delivered, ++m_sendCount});
         // tcp_write_xmit after new data (not for the probe itself): a probe timer, or whatever
         // holds Linux's timer slot stays (ns-3 armed its RTO only if none was pending)
         if (m_tlp && !m_inProbe && !SchedulePto(false) && m_ptoEvent.IsPending() && !rtoWasPending)
@@ -393,6 +394,7 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
         it->second.retransmitted = true;
         it->second.sentUs = NowUs();
         it->second.deliveredAtSend = m_delivered;
+        it->second.sendOrder = ++m_sendCount;
     }
     // tcp_event_data_sent: lsndtime in jiffies (tcp_output.c)
     m_lsndtimeJiffies = emusim_jiffies32(Simulator::Now().GetNanoSeconds());
@@ -863,10 +865,10 @@ TcpLinuxSocket::RackAdvance(const Segment& seg, uint64_t nowUs)
     }
     m_rackAdvanced = true;
     m_rackRttUs = rttUs;
-    if (SentAfter(seg.sentUs, m_rackMstampUs, seg.end, m_rackEndSeq))
+    if (SentAfter(seg.sentUs, m_rackMstampUs, seg.sendOrder, m_rackSendOrder))
     {
         m_rackMstampUs = seg.sentUs;
-        m_rackEndSeq = seg.end;
+        m_rackSendOrder = seg.sendOrder;
     }
 }
 
@@ -898,7 +900,7 @@ TcpLinuxSocket::RackDetectLoss(bool& lostRetransmit)
         }
         auto seg = SegmentAt(marks.start);
         if (seg == m_segments.end() ||
-            !SentAfter(m_rackMstampUs, seg->second.sentUs, m_rackEndSeq, marks.end))
+            !SentAfter(m_rackMstampUs, seg->second.sentUs, m_rackSendOrder, seg->second.sendOrder))
         {
             continue;
         }

@@ -135,6 +135,14 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     takes every full segment as pushed, which acknowledges every segment.
  * - **RACK** (Rack, off by default; tcp_recovery.c, Linux's default tcp_recovery = 1): loss
  *   is detected by send time instead of by counting duplicate ACKs.
+ *   - Send order: Linux orders two sends of the same microsecond by their end sequence
+ *     (tcp_skb_sent_after, include/net/tcp.h:1205-1208), right when they come from one
+ *     tcp_write_xmit call. In the simulator a paced new segment and a retransmission sent on an
+ *     ACK fall in the same nanosecond whenever the pacing rate equals the bottleneck's (the ACKs
+ *     come at the data's serialisation interval): a retransmission sent after a new segment of
+ *     the same instant would count as sent before it and be taken for lost at that segment's
+ *     SACK. On a real host the two come microseconds apart; here the tie goes by the order in
+ *     which the socket sent them.
  *   - Each segment newly delivered (SACKed, or cumulatively acknowledged and neither SACKed
  *     before nor a spurious retransmission by its timestamp echo) advances RACK: rtt_us is its
  *     round trip, and mstamp / end_seq the latest send among them; a retransmission delivered
@@ -255,6 +263,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
         uint32_t end;              //!< sequence number after its last byte
         uint64_t sentUs;           //!< when it was last sent, µs (skb_mstamp)
         uint32_t deliveredAtSend;  //!< delivered when it was last sent (tx.delivered)
+        uint64_t sendOrder{0};     //!< the socket's count of sends when it was last sent
         bool retransmitted{false}; //!< TCPCB_RETRANS
         bool sacked{false};        //!< TCPCB_SACKED_ACKED
     };
@@ -363,7 +372,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t m_ackInFlightBytes{0};         //!< the last ACK's in_flight sample
     bool m_rack{false};                     //!< RACK detects losses (attribute)
     uint64_t m_rackMstampUs{0};             //!< rack.mstamp: latest send delivered, µs
-    uint32_t m_rackEndSeq{0};               //!< rack.end_seq
+    uint64_t m_rackSendOrder{0};            //!< rack.end_seq's part: the latest send's order
+    uint64_t m_sendCount{0};                //!< data segments sent, for sendOrder
     uint32_t m_rackRttUs{0};                //!< rack.rtt_us
     bool m_rackAdvanced{false};             //!< rack.advanced
     uint32_t m_rackReoWndSteps{1};          //!< rack.reo_wnd_steps (tcp_init_sock)
