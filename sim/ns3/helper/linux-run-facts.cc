@@ -34,6 +34,7 @@ LinuxRunFacts(Ptr<const TcpBlastClient> client, std::string& status)
         ", \"recovery_counters\": {\"TCPLossProbes\": " + std::to_string(socket->GetTlpProbes()) +
         ", \"TCPLossProbeRecovery\": " + std::to_string(socket->GetTlpRecoveries()) +
         ", \"TCPLostRetransmit\": " + std::to_string(socket->GetRackLostRetransmits()) +
+        ", \"TCPLossUndo\": " + std::to_string(socket->GetLossUndos()) +
         ", \"rack_marked_lost\": " + std::to_string(socket->GetRackMarkedLost()) +
         ", \"rack_reorder_timeouts\": " + std::to_string(socket->GetRackReoTimeouts()) + "}";
     if (ran != asked)

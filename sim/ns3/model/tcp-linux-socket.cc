@@ -223,6 +223,12 @@ TcpLinuxSocket::GetTypeId()
                           "= 3; tcp_schedule_loss_probe, tcp_send_loss_probe)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_tlp),
+                          MakeBooleanChecker())
+            .AddAttribute("Undo",
+                          "Undo a timeout that an ACK's timestamp proves spurious, as Linux "
+                          "6.1 always does (tcp_try_undo_loss)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpLinuxSocket::m_undo),
                           MakeBooleanChecker());
     return tid;
 }
@@ -261,7 +267,8 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_rcvSsthresh(sock.m_rcvSsthresh),
       m_windowGrowthLimit(sock.m_windowGrowthLimit),
       m_rack(sock.m_rack),
-      m_tlp(sock.m_tlp)
+      m_tlp(sock.m_tlp),
+      m_undo(sock.m_undo)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
 }
@@ -395,6 +402,12 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
         it->second.sentUs = NowUs();
         it->second.deliveredAtSend = m_delivered;
         it->second.sendOrder = ++m_sendCount;
+        if (m_retransStampMs == 0 && !m_inProbe)
+        {
+            // tcp_retransmit_skb keeps the first retransmission's timestamp (a probe's is sent
+            // by __tcp_retransmit_skb and keeps none)
+            m_retransStampMs = static_cast<uint32_t>(Simulator::Now().GetMilliSeconds());
+        }
     }
     // tcp_event_data_sent: lsndtime in jiffies (tcp_output.c)
     m_lsndtimeJiffies = emusim_jiffies32(Simulator::Now().GetNanoSeconds());
@@ -985,7 +998,7 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                            const SequenceNumber32& oldHeadSequence,
                            bool receivedData)
 {
-    if (!m_rack && !m_tlp)
+    if (!m_rack && !m_tlp && !m_undo)
     {
         TcpSocketBase::ProcessAck(ackNumber,
                                   scoreboardUpdated,
@@ -1001,6 +1014,10 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
     if (m_tlp && m_tlpHighSeq != 0)
     {
         ProcessTlpAck(ackNumber.GetValue(), !advanced && !scoreboardUpdated && !receivedData);
+    }
+    if (m_undo && advanced && m_tcb->m_congState == TcpSocketState::CA_LOSS)
+    {
+        TryUndoLoss(); // tcp_process_loss tries this first
     }
     bool lostRetransmit = false;
     bool armed = false;
@@ -1022,6 +1039,19 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
     // tcp_time_to_recover: the loss is proven (tcp_input.c:2342-2355); from Loss when a
     // retransmission was lost again (:3100-3106)
     auto state = m_tcb->m_congState.Get();
+    if (m_undo)
+    {
+        if (state != TcpSocketState::CA_LOSS)
+        {
+            m_undoMarker = false; // the loss episode is over (recovery's undos: not modelled)
+        }
+        if ((state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER) &&
+            m_txBuffer->GetRetransmitsCount() == 0 &&
+            (m_segments.empty() || !m_segments.begin()->second.retransmitted))
+        {
+            m_retransStampMs = 0; // tcp_try_to_open: nothing retransmitted is out
+        }
+    }
     if (m_rack && m_txBuffer->GetLost() > 0 && !m_segments.empty() &&
         (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER ||
          (state == TcpSocketState::CA_LOSS && lostRetransmit)))
@@ -1059,7 +1089,73 @@ TcpLinuxSocket::ReTxTimeout()
     m_reoEvent.Cancel();
     m_ptoEvent.Cancel();
     m_tlpHighSeq = 0; // tcp_enter_loss, tcp_input.c:2191
+    // tcp_enter_loss reduces, and sets up undo, once per loss episode (:2164-2172), as ns-3's
+    // ReTxTimeout recomputes ssthresh; prior_ssthresh is tcp_current_ssthresh before it
+    const auto state = m_tcb->m_congState.Get();
+    const bool newEpisode = state != TcpSocketState::CA_LOSS || !m_txBuffer->IsHeadRetransmitted();
+    const uint32_t cwnd = m_tcb->m_cWnd.Get();
+    const uint32_t ssthresh = m_tcb->m_ssThresh.Get();
+    const bool reducing = state == TcpSocketState::CA_CWR || state == TcpSocketState::CA_RECOVERY;
+    const uint32_t currentSsthresh =
+        reducing ? ssthresh : std::max(ssthresh, (cwnd >> 1) + (cwnd >> 2));
     TcpSocketBase::ReTxTimeout();
+    if (m_undo && newEpisode && m_tcb->m_congState == TcpSocketState::CA_LOSS)
+    {
+        m_priorSsthresh = currentSsthresh;
+        m_undoMarker = true;
+    }
+}
+
+uint32_t
+TcpLinuxSocket::GetLossUndos() const
+{
+    return m_lossUndos;
+}
+
+bool
+TcpLinuxSocket::PacketDelayed() const
+{
+    // tcp_packet_delayed, tcp_input.c:2424-2429 (retrans_stamp 0: nothing retransmitted yet),
+    // with tcp_tsopt_ecr_before, :2421-2425
+    if (m_retransStampMs == 0)
+    {
+        return true;
+    }
+    const uint32_t echo = m_tcb->m_rcvTimestampEchoReply;
+    return m_timestampEnabled && echo != 0 && Before(echo, m_retransStampMs);
+}
+
+void
+TcpLinuxSocket::TryUndoLoss()
+{
+    // tcp_try_undo_loss(sk, false), tcp_input.c:2636-2660: tcp_may_undo is the undo marker and
+    // the delayed packet (undo_retrans never returns to 0 without D-SACK)
+    if (!m_undoMarker || !PacketDelayed())
+    {
+        return;
+    }
+    // tcp_undo_cwnd_reduction(sk, true), :2541-2568
+    UnmarkAllLost(*m_txBuffer);
+    auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
+    if (m_priorSsthresh != 0)
+    {
+        if (cc)
+        {
+            m_tcb->m_cWnd = cc->UndoCwnd(m_tcb);
+            m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+        }
+        if (m_priorSsthresh > m_tcb->m_ssThresh)
+        {
+            m_tcb->m_ssThresh = m_priorSsthresh;
+        }
+    }
+    m_undoMarker = false;
+    m_rackAdvanced = true; // RACK re-examines the losses
+    ++m_lossUndos;
+    m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_OPEN);
+    m_tcb->m_congState = TcpSocketState::CA_OPEN;
+    NS_LOG_DEBUG("undo: the timeout was spurious; cwnd " << m_tcb->m_cWnd << " ssthresh "
+                                                         << m_tcb->m_ssThresh);
 }
 
 // ---- Tail loss probes (tcp_output.c, tcp_input.c) ----

@@ -186,6 +186,19 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   D-SACK an ACK of exactly the probe's snd_nxt that is a pure duplicate ends it without).
  *   The reordering timer, recovery and the RTO take the probe timer's place, as they take
  *   Linux's one timer slot.
+ * - **Undo of a spurious timeout** (Undo, off by default): a timeout that starts a loss episode
+ *   keeps the threshold it replaced (prior_ssthresh = tcp_current_ssthresh) and sets the undo
+ *   marker (tcp_enter_loss and tcp_init_undo, tcp_input.c:2097-2110, 2156-2177); the first
+ *   retransmission keeps its timestamp (retrans_stamp, tcp_retransmit_skb, tcp_output.c:3353-3354;
+ *   not a probe's). In Loss, an ACK that advances snd_una while echoing a timestamp older than
+ *   that proves the data was only delayed (tcp_packet_delayed, tcp_input.c:2424-2429): the
+ *   window comes back through the module's undo_cwnd, the threshold to the kept one if higher,
+ *   no segment stays marked lost and the connection is Open again (tcp_try_undo_loss and
+ *   tcp_undo_cwnd_reduction, :2541-2568, 2636-2660; tcp_process_loss, :2905-2913). The stamp is
+ *   cleared in Open and Disorder once nothing retransmitted is outstanding (tcp_try_to_open,
+ *   :2753-2760). Without D-SACK (tcp_dsack = 0) undo_retrans never returns to 0, so the
+ *   timestamp is the only proof; recovery's undos (tcp_try_undo_recovery, _partial, _dsack),
+ *   which the emulation's counters show at 0 on the lossy cells, are not modelled.
  */
 class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
 {
@@ -239,6 +252,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetTlpProbes() const;
     /// @return probes that repaired a loss (the window reduced: LINUX_MIB_TCPLOSSPROBERECOVERY)
     uint32_t GetTlpRecoveries() const;
+    /// @return timeouts undone (LINUX_MIB_TCPLOSSUNDO)
+    uint32_t GetLossUndos() const;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
@@ -340,6 +355,10 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     static Time DelayToTick(uint64_t jiffies);
     /// tcp_rearm_rto from the probe: the RTO from now (a probe went out) or what is left of it
     void RearmRto(bool fromNow);
+    /// @return tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission
+    bool PacketDelayed() const;
+    /// tcp_try_undo_loss (without F-RTO): undo a timeout the ACK proves spurious
+    void TryUndoLoss();
 
     /// The segment of m_segments holding a sequence number, or end().
     std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
@@ -388,6 +407,11 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     bool m_inProbe{false};                  //!< sending the probe (no new probe timer)
     uint32_t m_tlpProbes{0};                //!< probes sent
     uint32_t m_tlpRecoveries{0};            //!< probes that repaired a loss
+    bool m_undo{false};                     //!< undo spurious timeouts (attribute)
+    bool m_undoMarker{false};               //!< undo_marker is set
+    uint32_t m_priorSsthresh{0};            //!< prior_ssthresh, bytes (0: none)
+    uint32_t m_retransStampMs{0};           //!< retrans_stamp, timestamp units (ms; 0: none)
+    uint32_t m_lossUndos{0};                //!< timeouts undone
 };
 
 } // namespace ns3

@@ -136,4 +136,20 @@ MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
     return TcpTxLossMark::NONE;
 }
 
+uint32_t
+UnmarkAllLost(TcpTxBuffer& buffer)
+{
+    uint32_t unmarked = 0;
+    for (TcpTxItem* item : buffer.*get(SentList()))
+    {
+        if (item->*get(ItemLost()))
+        {
+            item->*get(ItemLost()) = false;
+            ++unmarked;
+        }
+    }
+    buffer.*get(LostOut()) = 0;
+    return unmarked;
+}
+
 } // namespace ns3

@@ -60,6 +60,14 @@ std::vector<TcpTxSegmentMarks> GetSentMarks(const TcpTxBuffer& buffer);
  */
 TcpTxLossMark MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start);
 
+/**
+ * @brief tcp_undo_cwnd_reduction's unmarking (Linux 6.1.192, net/ipv4/tcp_input.c:2545-2552):
+ * no segment is lost any more; retransmitted marks stay (those are still in flight).
+ * @param buffer the buffer
+ * @return segments unmarked
+ */
+uint32_t UnmarkAllLost(TcpTxBuffer& buffer);
+
 } // namespace ns3
 
 #endif // EMUSIM_TCP_TX_BUFFER_MARKS_H

@@ -78,6 +78,24 @@ class SegmentDropper : public ErrorModel
     }
 };
 
+/// Drops everything the sender receives from a time on, until told the blackout is over.
+class AckBlackout : public ErrorModel
+{
+  public:
+    Time m_from{Time::Max()}; //!< the blackout's start
+    bool m_over{false};       //!< set when the sender times out
+
+  private:
+    bool DoCorrupt(Ptr<Packet>) override
+    {
+        return !m_over && Simulator::Now() >= m_from;
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
 /// A Linux 6.1 sender and receiver (TcpLinuxSocket, Linux's reno, Linux's PRR) on a
 /// 100 Mb/s link of 20 ms each way (min_rtt / 4 then spans jiffies).
 struct RackRun
@@ -100,7 +118,38 @@ struct RackRun
     Time synSent;
     Time synAckReceived;
     bool lossState{false}; //!< the sender went through CA_LOSS (a retransmission timeout)
+    Time lossAt;           //!< when it first entered CA_LOSS
     Ptr<TcpLinuxSocket> socket;
+    Ptr<AckBlackout> blackout;                       //!< ACKs dropped until the timeout
+    std::vector<std::pair<Time, uint32_t>> cwnd;     //!< the window's changes, bytes
+    std::vector<std::pair<Time, uint32_t>> ssthresh; //!< the threshold's changes, bytes
+
+    void Cwnd(uint32_t, uint32_t now)
+    {
+        cwnd.emplace_back(Simulator::Now(), now);
+    }
+
+    void Ssthresh(uint32_t, uint32_t now)
+    {
+        ssthresh.emplace_back(Simulator::Now(), now);
+    }
+
+    /// A traced value just before `t` (the last change before it), or `initial`.
+    static uint32_t Before(const std::vector<std::pair<Time, uint32_t>>& series,
+                           Time t,
+                           uint32_t initial)
+    {
+        uint32_t value = initial;
+        for (const auto& [at, v] : series)
+        {
+            if (at >= t)
+            {
+                break;
+            }
+            value = v;
+        }
+        return value;
+    }
 
     void Tx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
     {
@@ -135,6 +184,14 @@ struct RackRun
 
     void State(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
     {
+        if (now == TcpSocketState::CA_LOSS && !lossState)
+        {
+            lossAt = Simulator::Now();
+            if (blackout)
+            {
+                blackout->m_over = true;
+            }
+        }
         lossState |= now == TcpSocketState::CA_LOSS;
     }
 
@@ -179,7 +236,11 @@ struct RackRun
         return {lo, hi};
     }
 
-    void Go(Ptr<SegmentDropper> drop, uint32_t segments, bool rack, bool tlp = false)
+    void Go(Ptr<SegmentDropper> drop,
+            uint32_t segments,
+            bool rack,
+            bool tlp = false,
+            bool undo = false)
     {
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpLinuxCongestion::GetTypeId()));
@@ -196,8 +257,9 @@ struct RackRun
         Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
         Config::SetDefault("ns3::TcpLinuxSocket::Rack", BooleanValue(rack));
         Config::SetDefault("ns3::TcpLinuxSocket::Tlp", BooleanValue(tlp));
+        Config::SetDefault("ns3::TcpLinuxSocket::Undo", BooleanValue(undo));
 
-        TwoHostLink link("20ms", drop);
+        TwoHostLink link("20ms", drop, blackout);
         NodeContainer& nodes = link.nodes;
 
         auto server = CreateObject<TcpBlastServer>();
@@ -211,6 +273,8 @@ struct RackRun
         s->TraceConnectWithoutContext("Tx", MakeCallback(&RackRun::Tx, this));
         s->TraceConnectWithoutContext("Rx", MakeCallback(&RackRun::Rx, this));
         s->TraceConnectWithoutContext("CongState", MakeCallback(&RackRun::State, this));
+        s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&RackRun::Cwnd, this));
+        s->TraceConnectWithoutContext("SlowStartThreshold", MakeCallback(&RackRun::Ssthresh, this));
         s->SetConnectCallback(
             MakeBoundCallback(
                 +[](uint32_t n, Ptr<Socket> sock) { sock->Send(Create<Packet>(n * MSS)); },
@@ -450,6 +514,66 @@ class TlpTailLossTestCase : public TestCase
     }
 };
 
+/**
+ * A spurious timeout: from 100 ms on every ACK is lost until the sender times out, while all
+ * the data arrived. The retransmitted head reaches the receiver as a duplicate, whose ACK
+ * acknowledges everything and echoes the timestamp of the last segment that arrived in order,
+ * an original send: older than the first retransmission (tcp_packet_delayed, tcp_input.c:
+ * 2424-2429). In Loss that ACK undoes the timeout (tcp_try_undo_loss, :2636-2660): the window
+ * comes back through reno's undo_cwnd, max(cwnd, prior_cwnd) (tcp_cong.c:473-478), so at least
+ * the window at the timeout, and the threshold to prior_ssthresh, the threshold before it (still
+ * the initial one: tcp_current_ssthresh is the larger of it and 3/4 cwnd). Without undo the
+ * timeout's reduction stays: ssthresh half the flight, the window far below.
+ */
+class UndoSpuriousTimeoutTestCase : public TestCase
+{
+  public:
+    UndoSpuriousTimeoutTestCase()
+        : TestCase("Undo: a timeout while only the ACKs were lost is undone by the first ACK")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool undo : {true, false})
+        {
+            RackRun run;
+            run.blackout = CreateObject<AckBlackout>();
+            run.blackout->m_from = MilliSeconds(100);
+            run.Go(CreateObject<SegmentDropper>(), 200, false, false, undo);
+
+            NS_TEST_ASSERT_MSG_EQ(run.lossState, true, "a timeout");
+            const uint32_t cwndAtTimeout = RackRun::Before(run.cwnd, run.lossAt, 10 * MSS);
+            const uint32_t ssthreshBefore = RackRun::Before(run.ssthresh, run.lossAt, UINT32_MAX);
+            // the first ACK after the timeout
+            const auto first = std::find_if(run.acks.begin(), run.acks.end(), [&](const auto& a) {
+                return a.at > run.lossAt;
+            });
+            NS_TEST_ASSERT_MSG_EQ((first != run.acks.end()), true, "an ACK after the timeout");
+            const Time after = first->at + NanoSeconds(1);
+            const uint32_t cwndAfter = RackRun::Before(run.cwnd, after, 0);
+            const uint32_t ssthreshAfter = RackRun::Before(run.ssthresh, after, 0);
+            if (undo)
+            {
+                NS_TEST_EXPECT_MSG_EQ(run.socket->GetLossUndos(), 1, "one timeout undone");
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(cwndAfter, cwndAtTimeout, "the window comes back");
+                NS_TEST_EXPECT_MSG_EQ(ssthreshAfter, ssthreshBefore, "the threshold comes back");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_EQ(run.socket->GetLossUndos(), 0, "no undo");
+                NS_TEST_EXPECT_MSG_LT(cwndAfter, cwndAtTimeout, "the window stays reduced");
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(ssthreshAfter,
+                                            cwndAtTimeout / 2,
+                                            "the threshold stays reduced");
+            }
+            NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 200 * MSS, "everything acknowledged");
+            run.Done();
+        }
+    }
+};
+
 /// TestSuite emusim-tcp-linux-rack.
 class TcpLinuxRackTestSuite : public TestSuite
 {
@@ -460,6 +584,7 @@ class TcpLinuxRackTestSuite : public TestSuite
         AddTestCase(new RackLoneHoleTestCase, Duration::QUICK);
         AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
         AddTestCase(new TlpTailLossTestCase, Duration::QUICK);
+        AddTestCase(new UndoSpuriousTimeoutTestCase, Duration::QUICK);
     }
 };
 

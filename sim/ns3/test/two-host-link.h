@@ -30,8 +30,9 @@ struct TwoHostLink
      * @brief Build it.
      * @param delay the link's one-way delay, e.g. "20ms"
      * @param drop what host 1's device drops on receipt
+     * @param reverse what host 0's device drops on receipt (none if null)
      */
-    TwoHostLink(const std::string& delay, Ptr<ErrorModel> drop)
+    TwoHostLink(const std::string& delay, Ptr<ErrorModel> drop, Ptr<ErrorModel> reverse = nullptr)
         : nodes(2)
     {
         PointToPointHelper p2p;
@@ -39,6 +40,10 @@ struct TwoHostLink
         p2p.SetChannelAttribute("Delay", StringValue(delay));
         NetDeviceContainer devices = p2p.Install(nodes);
         devices.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(drop));
+        if (reverse)
+        {
+            devices.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(reverse));
+        }
         InternetStackHelper stack;
         stack.Install(nodes);
         Ipv4AddressHelper address("10.1.1.0", "255.255.255.0");
