@@ -53,18 +53,12 @@ class SegmentDropper : public ErrorModel
   private:
     bool DoCorrupt(Ptr<Packet> p) override
     {
-        Ptr<Packet> c = p->Copy();
-        PppHeader ppp;
-        c->RemoveHeader(ppp);
-        Ipv4Header ip;
-        c->RemoveHeader(ip);
-        TcpHeader tcp;
-        c->RemoveHeader(tcp);
-        if (c->GetSize() == 0)
+        uint32_t segment = 0;
+        if (!DataSegmentOf(p, MSS, segment))
         {
             return false;
         }
-        auto it = m_drops.find((tcp.GetSequenceNumber().GetValue() - 1) / MSS + 1);
+        auto it = m_drops.find(segment);
         if (it == m_drops.end() || it->second == 0)
         {
             return false;

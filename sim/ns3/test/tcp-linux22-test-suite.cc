@@ -240,18 +240,8 @@ class SegmentDropModel : public ErrorModel
   private:
     bool DoCorrupt(Ptr<Packet> p) override
     {
-        Ptr<Packet> c = p->Copy();
-        PppHeader ppp;
-        c->RemoveHeader(ppp);
-        Ipv4Header ip;
-        c->RemoveHeader(ip);
-        if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
-        {
-            return false;
-        }
-        TcpHeader tcp;
-        c->RemoveHeader(tcp);
-        if (c->GetSize() == 0)
+        uint32_t segment = 0;
+        if (!DataSegmentOf(p, MSS, segment))
         {
             return false;
         }
@@ -260,7 +250,6 @@ class SegmentDropModel : public ErrorModel
         {
             return true;
         }
-        uint32_t segment = (tcp.GetSequenceNumber().GetValue() - 1) / MSS + 1;
         if (m_segments.count(segment) && !m_dropped.count(segment))
         {
             m_dropped.insert(segment);

@@ -11,9 +11,13 @@
 #include "ns3/error-model.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/pointer.h"
+#include "ns3/ppp-header.h"
 #include "ns3/string.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-l4-protocol.h"
 
 #include <string>
 
@@ -50,6 +54,36 @@ struct TwoHostLink
         receiver = address.Assign(devices).GetAddress(1);
     }
 };
+
+/**
+ * @brief Which data segment a packet on the link carries (an error model's view: PPP, IPv4,
+ * TCP), counting full segments of `mss` bytes from 1 after the SYN.
+ * @param p the packet
+ * @param mss the segment size, bytes
+ * @param segment set to the 1-based segment number when it carries data
+ * @return whether it is a TCP segment with data
+ */
+inline bool
+DataSegmentOf(Ptr<const Packet> p, uint32_t mss, uint32_t& segment)
+{
+    Ptr<Packet> c = p->Copy();
+    PppHeader ppp;
+    c->RemoveHeader(ppp);
+    Ipv4Header ip;
+    c->RemoveHeader(ip);
+    if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
+    {
+        return false;
+    }
+    TcpHeader tcp;
+    c->RemoveHeader(tcp);
+    if (c->GetSize() == 0)
+    {
+        return false;
+    }
+    segment = (tcp.GetSequenceNumber().GetValue() - 1) / mss + 1;
+    return true;
+}
 
 } // namespace ns3
 
