@@ -1036,8 +1036,6 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                               currentDelivered,
                               oldHeadSequence,
                               receivedData);
-    // tcp_time_to_recover: the loss is proven (tcp_input.c:2342-2355); from Loss when a
-    // retransmission was lost again (:3100-3106)
     auto state = m_tcb->m_congState.Get();
     if (m_undo)
     {
@@ -1052,6 +1050,8 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
             m_retransStampMs = 0; // tcp_try_to_open: nothing retransmitted is out
         }
     }
+    // tcp_time_to_recover: the loss is proven (tcp_input.c:2342-2355); from Loss when a
+    // retransmission was lost again (:3100-3106)
     if (m_rack && m_txBuffer->GetLost() > 0 && !m_segments.empty() &&
         (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER ||
          (state == TcpSocketState::CA_LOSS && lostRetransmit)))
