@@ -35,6 +35,7 @@ LinuxRunFacts(Ptr<const TcpBlastClient> client, std::string& status)
         ", \"TCPLossProbeRecovery\": " + std::to_string(socket->GetTlpRecoveries()) +
         ", \"TCPLostRetransmit\": " + std::to_string(socket->GetRackLostRetransmits()) +
         ", \"TCPLossUndo\": " + std::to_string(socket->GetLossUndos()) +
+        ", \"TCPSpuriousRTOs\": " + std::to_string(socket->GetSpuriousRtos()) +
         ", \"rack_marked_lost\": " + std::to_string(socket->GetRackMarkedLost()) +
         ", \"rack_reorder_timeouts\": " + std::to_string(socket->GetRackReoTimeouts()) + "}";
     if (ran != asked)

@@ -229,6 +229,12 @@ TcpLinuxSocket::GetTypeId()
                           "6.1 always does (tcp_try_undo_loss)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_undo),
+                          MakeBooleanChecker())
+            .AddAttribute("Frto",
+                          "Detect spurious timeouts by F-RTO, as Linux 6.1 does by default "
+                          "(tcp_frto = 2; tcp_process_loss)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpLinuxSocket::m_frtoEnabled),
                           MakeBooleanChecker());
     return tid;
 }
@@ -268,7 +274,8 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_windowGrowthLimit(sock.m_windowGrowthLimit),
       m_rack(sock.m_rack),
       m_tlp(sock.m_tlp),
-      m_undo(sock.m_undo)
+      m_undo(sock.m_undo),
+      m_frtoEnabled(sock.m_frtoEnabled)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
 }
@@ -482,6 +489,8 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     // (tcp_skb_spurious_retrans, tcp_input.c:2421-2435; timestamps in ms, TCP_TS_HZ)
     std::vector<Segment> rackSacked;
     std::vector<Segment> rackAcked;
+    bool origSackAcked = false; // FLAG_ORIG_SACK_ACKED
+    bool dataSacked = false;    // FLAG_DATA_SACKED
     const bool sawEcho = m_timestampEnabled && tcpHeader.HasOption(TcpOption::TS) &&
                          m_tcb->m_rcvTimestampEchoReply != 0;
     auto spuriousRetransmission = [&](const Segment& seg) {
@@ -511,6 +520,7 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
             firstAckt = haveAckt ? firstAckt : seg.sentUs;
             lastAckt = seg.sentUs;
             haveAckt = true;
+            origSackAcked |= !Before(m_highSeq, seg.end); // tcp_input.c:3368-3369
         }
         if (seg.sacked)
         {
@@ -553,6 +563,8 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
                 }
                 seg.sacked = true;
                 ++m_sackedOut;
+                dataSacked = true;
+                origSackAcked |= !seg.retransmitted && !Before(m_highSeq, seg.end); // :1401-1402
                 if (m_rack)
                 {
                     rackSacked.push_back(seg);
@@ -606,6 +618,8 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
         seqRtt = caRtt = std::max<int64_t>(ms, 1) * 1000;
     }
     m_ackDelivered = m_delivered - priorDelivered;
+    m_ackOrigSackAcked = origSackAcked;
+    m_ackDataSacked = dataSacked;
     m_ackAdvanced = Before(headBefore, ack);
     m_lostBeforeAckBytes = lostBefore > lostAcked ? lostBefore - lostAcked : 0;
     NS_LOG_DEBUG("ACK " << ack << ": seq_rtt " << seqRtt << " ca_rtt " << caRtt << " sack_rtt "
@@ -998,7 +1012,7 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                            const SequenceNumber32& oldHeadSequence,
                            bool receivedData)
 {
-    if (!m_rack && !m_tlp && !m_undo)
+    if (!m_rack && !m_tlp && !m_undo && !m_frtoEnabled)
     {
         TcpSocketBase::ProcessAck(ackNumber,
                                   scoreboardUpdated,
@@ -1015,9 +1029,15 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
     {
         ProcessTlpAck(ackNumber.GetValue(), !advanced && !scoreboardUpdated && !receivedData);
     }
-    if (m_undo && advanced && m_tcb->m_congState == TcpSocketState::CA_LOSS)
+    bool rexmitNew = false;
+    if (m_tcb->m_congState == TcpSocketState::CA_LOSS)
     {
-        TryUndoLoss(); // tcp_process_loss tries this first
+        // tcp_process_loss: the timestamp's undo first, then F-RTO
+        const bool undone = m_undo && advanced && TryUndoLoss(false);
+        if (!undone && m_frto)
+        {
+            rexmitNew = ProcessFrto(advanced, !advanced && !receivedData);
+        }
     }
     bool lostRetransmit = false;
     bool armed = false;
@@ -1036,7 +1056,37 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                               currentDelivered,
                               oldHeadSequence,
                               receivedData);
+    if (rexmitNew)
+    {
+        // tcp_xmit_recovery's REXMIT_NEW: new data within the window, no retransmission
+        const uint32_t mss = m_tcb->m_segmentSize;
+        bool sent = false;
+        while (m_txBuffer->SizeFromSequence(m_tcb->m_highTxMark) > 0 && AvailableWindow() >= mss)
+        {
+            const SequenceNumber32 high = m_tcb->m_highTxMark;
+            const uint32_t size = std::min(mss, m_txBuffer->SizeFromSequence(high));
+            if (high + size > m_txBuffer->HeadSequence() + m_rWnd.Get())
+            {
+                break;
+            }
+            const uint32_t n = SendDataPacket(high, size, true);
+            if (n == 0)
+            {
+                break;
+            }
+            m_tcb->m_nextTxSequence = std::max(m_tcb->m_nextTxSequence.Get(), high + n);
+            sent = true;
+        }
+        if (!sent)
+        {
+            m_frto = false;
+        }
+    }
     auto state = m_tcb->m_congState.Get();
+    if (state != TcpSocketState::CA_LOSS)
+    {
+        m_frto = false;
+    }
     if (m_undo)
     {
         if (state != TcpSocketState::CA_LOSS)
@@ -1099,11 +1149,58 @@ TcpLinuxSocket::ReTxTimeout()
     const uint32_t currentSsthresh =
         reducing ? ssthresh : std::max(ssthresh, (cwnd >> 1) + (cwnd >> 2));
     TcpSocketBase::ReTxTimeout();
-    if (m_undo && newEpisode && m_tcb->m_congState == TcpSocketState::CA_LOSS)
+    if (m_tcb->m_congState != TcpSocketState::CA_LOSS)
+    {
+        return;
+    }
+    if ((m_undo || m_frtoEnabled) && newEpisode)
     {
         m_priorSsthresh = currentSsthresh;
         m_undoMarker = true;
     }
+    // F-RTO for a timeout outside fast recovery, or one repeating in Loss (new_recovery ||
+    // icsk_retransmits), with high_seq at snd_nxt (tcp_enter_loss, tcp_input.c:2185-2195)
+    m_frto = m_frtoEnabled && state != TcpSocketState::CA_RECOVERY;
+    m_highSeq = m_tcb->m_highTxMark.Get().GetValue();
+}
+
+uint32_t
+TcpLinuxSocket::GetSpuriousRtos() const
+{
+    return m_spuriousRtos;
+}
+
+bool
+TcpLinuxSocket::ProcessFrto(bool advanced, bool duplicate)
+{
+    // tcp_process_loss, tcp_input.c:2905-2940
+    const uint32_t ack = m_txBuffer->HeadSequence().GetValue();
+    const bool recovered = !Before(ack, m_highSeq);
+    // step 3.b: never-retransmitted data below high_seq (s)acked: the timeout was spurious
+    if (m_ackOrigSackAcked && TryUndoLoss(true))
+    {
+        return false;
+    }
+    const uint32_t sndNxt = m_tcb->m_highTxMark.Get().GetValue();
+    if (Before(m_highSeq, sndNxt))
+    {
+        if (m_ackDataSacked || duplicate)
+        {
+            m_frto = false; // step 3.a: the loss was real
+        }
+        return false;
+    }
+    if (advanced && !recovered)
+    {
+        m_highSeq = sndNxt; // step 2.b: new data, if any goes, instead of retransmissions
+        if (m_txBuffer->SizeFromSequence(m_tcb->m_highTxMark) > 0 &&
+            m_tcb->m_highTxMark.Get() < m_txBuffer->HeadSequence() + m_rWnd.Get())
+        {
+            return true;
+        }
+        m_frto = false;
+    }
+    return false;
 }
 
 uint32_t
@@ -1125,14 +1222,18 @@ TcpLinuxSocket::PacketDelayed() const
     return m_timestampEnabled && echo != 0 && Before(echo, m_retransStampMs);
 }
 
-void
-TcpLinuxSocket::TryUndoLoss()
+bool
+TcpLinuxSocket::TryUndoLoss(bool frto)
 {
-    // tcp_try_undo_loss(sk, false), tcp_input.c:2636-2660: tcp_may_undo is the undo marker and
-    // the delayed packet (undo_retrans never returns to 0 without D-SACK)
-    if (!m_undoMarker || !PacketDelayed())
+    // tcp_try_undo_loss, tcp_input.c:2636-2660: F-RTO's proof, or tcp_may_undo (the undo marker
+    // and the delayed packet; undo_retrans never returns to 0 without D-SACK)
+    if (!frto && (!m_undoMarker || !PacketDelayed()))
     {
-        return;
+        return false;
+    }
+    if (frto)
+    {
+        ++m_spuriousRtos; // LINUX_MIB_TCPSPURIOUSRTOS
     }
     // tcp_undo_cwnd_reduction(sk, true), :2541-2568
     UnmarkAllLost(*m_txBuffer);
@@ -1156,6 +1257,7 @@ TcpLinuxSocket::TryUndoLoss()
     m_tcb->m_congState = TcpSocketState::CA_OPEN;
     NS_LOG_DEBUG("undo: the timeout was spurious; cwnd " << m_tcb->m_cWnd << " ssthresh "
                                                          << m_tcb->m_ssThresh);
+    return true;
 }
 
 // ---- Tail loss probes (tcp_output.c, tcp_input.c) ----

@@ -199,6 +199,15 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   :2753-2760). Without D-SACK (tcp_dsack = 0) undo_retrans never returns to 0, so the
  *   timestamp is the only proof; recovery's undos (tcp_try_undo_recovery, _partial, _dsack),
  *   which the emulation's counters show at 0 on the lossy cells, are not modelled.
+ * - **F-RTO** (Frto, off by default; tcp_frto = 2, RFC 5682 with SACK): a timeout outside fast
+ *   recovery starts it, with high_seq at snd_nxt (tcp_enter_loss, tcp_input.c:2185-2195). In
+ *   Loss, after the timestamp's undo (above) is tried (tcp_process_loss, :2905-2960): an ACK
+ *   or SACK of data below high_seq that was never retransmitted proves the timeout spurious and
+ *   undoes it (step 3.b); once new data went out, a SACK or a duplicate proves the loss real
+ *   (3.a); else the first ACK that advances snd_una below high_seq moves high_seq to snd_nxt and
+ *   sends new data instead of retransmissions, if there is some the peer's window takes (2.b;
+ *   tcp_xmit_recovery, :3851-3866). ns-3 then sends what room is left in the window from its
+ *   lost segments, where Linux sends nothing more on that ACK.
  */
 class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
 {
@@ -254,6 +263,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetTlpRecoveries() const;
     /// @return timeouts undone (LINUX_MIB_TCPLOSSUNDO)
     uint32_t GetLossUndos() const;
+    /// @return timeouts F-RTO found spurious (LINUX_MIB_TCPSPURIOUSRTOS)
+    uint32_t GetSpuriousRtos() const;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
@@ -357,8 +368,19 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     void RearmRto(bool fromNow);
     /// @return tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission
     bool PacketDelayed() const;
-    /// tcp_try_undo_loss (without F-RTO): undo a timeout the ACK proves spurious
-    void TryUndoLoss();
+    /**
+     * @brief tcp_try_undo_loss: undo a timeout the ACK proves spurious.
+     * @param frto F-RTO proved it (never-retransmitted data acknowledged), not the timestamp
+     * @return whether it was undone
+     */
+    bool TryUndoLoss(bool frto);
+    /**
+     * @brief tcp_process_loss's F-RTO steps for an ACK in Loss (RFC 5682 with SACK).
+     * @param advanced whether the ACK advanced snd_una
+     * @param duplicate whether it is a duplicate (no advance, no data)
+     * @return whether new data is to go out instead of retransmissions (REXMIT_NEW)
+     */
+    bool ProcessFrto(bool advanced, bool duplicate);
 
     /// The segment of m_segments holding a sequence number, or end().
     std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
@@ -412,6 +434,12 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t m_priorSsthresh{0};            //!< prior_ssthresh, bytes (0: none)
     uint32_t m_retransStampMs{0};           //!< retrans_stamp, timestamp units (ms; 0: none)
     uint32_t m_lossUndos{0};                //!< timeouts undone
+    bool m_frtoEnabled{false};              //!< F-RTO (attribute)
+    bool m_frto{false};                     //!< tcp_sock.frto: F-RTO runs for this timeout
+    uint32_t m_highSeq{0};                  //!< tcp_sock.high_seq as F-RTO moves it
+    bool m_ackOrigSackAcked{false};         //!< the ACK: FLAG_ORIG_SACK_ACKED
+    bool m_ackDataSacked{false};            //!< the ACK: FLAG_DATA_SACKED
+    uint32_t m_spuriousRtos{0};             //!< timeouts F-RTO undid
 };
 
 } // namespace ns3

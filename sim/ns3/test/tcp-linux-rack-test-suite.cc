@@ -114,7 +114,11 @@ struct RackRun
     bool lossState{false}; //!< the sender went through CA_LOSS (a retransmission timeout)
     Time lossAt;           //!< when it first entered CA_LOSS
     Ptr<TcpLinuxSocket> socket;
-    Ptr<AckBlackout> blackout;                       //!< ACKs dropped until the timeout
+    Ptr<AckBlackout> blackout;   //!< ACKs dropped until the timeout
+    Time spikeFrom{Time::Max()}; //!< the link's delay becomes spikeDelay from then ...
+    Time spikeUntil;             //!< ... until then (20 ms again)
+    Time spikeDelay;             //!< the delay meanwhile
+    bool timestamps{true};       //!< the timestamp option on both ends
     std::vector<std::pair<Time, uint32_t>> cwnd;     //!< the window's changes, bytes
     std::vector<std::pair<Time, uint32_t>> ssthresh; //!< the threshold's changes, bytes
 
@@ -234,7 +238,8 @@ struct RackRun
             uint32_t segments,
             bool rack,
             bool tlp = false,
-            bool undo = false)
+            bool undo = false,
+            bool frto = false)
     {
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpLinuxCongestion::GetTypeId()));
@@ -248,13 +253,22 @@ struct RackRun
         Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(2));
         Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
         Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
-        Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(true));
         Config::SetDefault("ns3::TcpLinuxSocket::Rack", BooleanValue(rack));
         Config::SetDefault("ns3::TcpLinuxSocket::Tlp", BooleanValue(tlp));
         Config::SetDefault("ns3::TcpLinuxSocket::Undo", BooleanValue(undo));
+        Config::SetDefault("ns3::TcpLinuxSocket::Frto", BooleanValue(frto));
+        Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
 
         TwoHostLink link("20ms", drop, blackout);
         NodeContainer& nodes = link.nodes;
+        if (spikeFrom != Time::Max())
+        {
+            auto setDelay = +[](Ptr<Channel> channel, Time delay) {
+                channel->SetAttribute("Delay", TimeValue(delay));
+            };
+            Simulator::Schedule(spikeFrom, setDelay, link.channel, spikeDelay);
+            Simulator::Schedule(spikeUntil, setDelay, link.channel, MilliSeconds(20));
+        }
 
         auto server = CreateObject<TcpBlastServer>();
         server->SetAttribute("Port", UintegerValue(9));
@@ -568,6 +582,85 @@ class UndoSpuriousTimeoutTestCase : public TestCase
     }
 };
 
+/**
+ * A timeout F-RTO finds spurious: without timestamps, from 300 ms to 600 ms the link's delay is
+ * 300 ms each way, so the ACKs come too late and the sender times out (about 240 ms after the
+ * last ACK) and resends the head. An ACK of the head alone lets new data out instead of
+ * retransmissions (step 2.b); the first ACK of a segment behind the head, never retransmitted
+ * and below high_seq, proves the timeout spurious (step 3.b; tcp_process_loss,
+ * tcp_input.c:2905-2935) and undoes it through reno's undo_cwnd (at least the window at the
+ * timeout). With F-RTO off and no timestamp to prove it, the reduction stays and the
+ * outstanding data is resent.
+ */
+class FrtoSpuriousTimeoutTestCase : public TestCase
+{
+  public:
+    FrtoSpuriousTimeoutTestCase()
+        : TestCase("F-RTO: a timeout after a delay spike is undone by the first ACK of old data")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (bool frto : {true, false})
+        {
+            RackRun run;
+            run.timestamps = false;
+            run.spikeFrom = MilliSeconds(300);
+            run.spikeUntil = MilliSeconds(600);
+            run.spikeDelay = MilliSeconds(300);
+            run.Go(CreateObject<SegmentDropper>(), 4000, false, false, true, frto);
+
+            NS_TEST_ASSERT_MSG_EQ(run.lossState, true, "a timeout");
+            const uint32_t cwndAtTimeout = RackRun::Before(run.cwnd, run.lossAt, 10 * MSS);
+            // the head resent at the timeout, and the highest segment sent before it
+            const auto head = std::find_if(run.sent.begin(), run.sent.end(), [&](const auto& x) {
+                return x.at >= run.lossAt;
+            });
+            NS_TEST_ASSERT_MSG_EQ((head != run.sent.end()), true, "the head resent");
+            uint32_t highest = 0;
+            for (const auto& x : run.sent)
+            {
+                highest = x.at < run.lossAt ? std::max(highest, x.segment) : highest;
+            }
+            // the first ACK of a segment beyond the head: never retransmitted, below high_seq
+            const uint32_t beyondHead = 1 + head->segment * MSS;
+            const auto proof = std::find_if(run.acks.begin(), run.acks.end(), [&](const auto& a) {
+                return a.at > run.lossAt && static_cast<int32_t>(a.ack - beyondHead) > 0;
+            });
+            NS_TEST_ASSERT_MSG_EQ((proof != run.acks.end()), true, "old data acknowledged");
+            const uint32_t cwndAfter = RackRun::Before(run.cwnd, proof->at + NanoSeconds(1), 0);
+            // what went out from the timeout to that ACK, the head aside: old or new segments
+            bool oldResent = false;
+            for (const auto& x : run.sent)
+            {
+                if (x.at > run.lossAt && x.at <= proof->at && x.segment != head->segment)
+                {
+                    oldResent |= x.segment <= highest;
+                }
+            }
+            if (frto)
+            {
+                // tcp_try_undo_loss counts LINUX_MIB_TCPLOSSUNDO, and TCPSPURIOUSRTOS for F-RTO
+                NS_TEST_EXPECT_MSG_EQ(run.socket->GetSpuriousRtos(), 1, "F-RTO undid it");
+                NS_TEST_EXPECT_MSG_EQ(run.socket->GetLossUndos(), 1, "one timeout undone");
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(cwndAfter, cwndAtTimeout, "the window comes back");
+                NS_TEST_EXPECT_MSG_EQ(oldResent, false, "new data instead of retransmissions");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_EQ(run.socket->GetSpuriousRtos(), 0, "no F-RTO");
+                NS_TEST_EXPECT_MSG_EQ(run.socket->GetLossUndos(), 0, "no timestamp to undo by");
+                NS_TEST_EXPECT_MSG_LT(cwndAfter, cwndAtTimeout, "the window stays reduced");
+                NS_TEST_EXPECT_MSG_EQ(oldResent, true, "the outstanding data resent");
+            }
+            NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 4000 * MSS, "everything acknowledged");
+            run.Done();
+        }
+    }
+};
+
 /// TestSuite emusim-tcp-linux-rack.
 class TcpLinuxRackTestSuite : public TestSuite
 {
@@ -579,6 +672,7 @@ class TcpLinuxRackTestSuite : public TestSuite
         AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
         AddTestCase(new TlpTailLossTestCase, Duration::QUICK);
         AddTestCase(new UndoSpuriousTimeoutTestCase, Duration::QUICK);
+        AddTestCase(new FrtoSpuriousTimeoutTestCase, Duration::QUICK);
     }
 };
 

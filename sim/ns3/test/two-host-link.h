@@ -8,6 +8,7 @@
 #ifndef EMUSIM_TEST_TWO_HOST_LINK_H
 #define EMUSIM_TEST_TWO_HOST_LINK_H
 
+#include "ns3/channel.h"
 #include "ns3/error-model.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -29,6 +30,7 @@ struct TwoHostLink
 {
     NodeContainer nodes;  //!< the two hosts
     Ipv4Address receiver; //!< host 1's address
+    Ptr<Channel> channel; //!< the link (its Delay may change during a run)
 
     /**
      * @brief Build it.
@@ -43,6 +45,7 @@ struct TwoHostLink
         p2p.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
         p2p.SetChannelAttribute("Delay", StringValue(delay));
         NetDeviceContainer devices = p2p.Install(nodes);
+        channel = devices.Get(0)->GetChannel();
         devices.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(drop));
         if (reverse)
         {
