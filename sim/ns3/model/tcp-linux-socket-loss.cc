@@ -1,0 +1,656 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * TcpLinuxSocket's loss detection and timers as Linux 6.1 has them: RACK (tcp_recovery.c), tail
+ * loss probes, the undo of a spurious timeout and F-RTO (tcp_input.c, tcp_output.c);
+ * tcp-linux-socket.h states each rule with its source.
+ */
+
+#include "tcp-linux-socket-detail.h"
+#include "tcp-linux-socket.h"
+#include "tcp-tx-buffer-marks.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-tx-buffer.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TcpLinuxSocketLoss");
+
+namespace
+{
+
+using tcp_linux::Before;
+
+/// tcp_skb_sent_after (include/net/tcp.h:1205-1208): sent later, or in the same microsecond
+/// after it (Linux: with a higher end sequence; here: later in the socket's order, class comment)
+bool
+SentAfter(uint64_t t1Us, uint64_t t2Us, uint64_t order1, uint64_t order2)
+{
+    return t1Us > t2Us || (t1Us == t2Us && order1 > order2);
+}
+
+/// sysctl_tcp_reordering's default, segments (TCP_FASTRETRANS_THRESH, include/net/tcp.h)
+constexpr uint32_t REORDERING = 3;
+/// TCP_TIMEOUT_MIN_US, µs (include/net/tcp.h:147)
+constexpr uint32_t TIMEOUT_MIN_US = 2000;
+
+} // namespace
+
+// ---- RACK (tcp_recovery.c) ----
+
+void
+TcpLinuxSocket::SetRack(bool on)
+{
+    // ns-3's thresholds go out of reach when data is first sent (SendDataPacket): TcpSocketBase's
+    // own ReTxThreshold attribute is applied after this one at construction
+    m_rack = on;
+}
+
+bool
+TcpLinuxSocket::GetRack() const
+{
+    return m_rack;
+}
+
+uint32_t
+TcpLinuxSocket::GetRackMarkedLost() const
+{
+    return m_rackMarkedLost;
+}
+
+uint32_t
+TcpLinuxSocket::GetRackReoTimeouts() const
+{
+    return m_rackReoTimeouts;
+}
+
+uint32_t
+TcpLinuxSocket::GetRackLostRetransmits() const
+{
+    return m_rackLostRetransmits;
+}
+
+std::map<uint32_t, TcpLinuxSocket::Segment>::const_iterator
+TcpLinuxSocket::SegmentAt(uint32_t seq) const
+{
+    auto it = m_segments.upper_bound(seq);
+    if (it == m_segments.begin())
+    {
+        return m_segments.end();
+    }
+    --it;
+    return Before(seq, it->second.end) ? it : m_segments.end();
+}
+
+void
+TcpLinuxSocket::RackAdvance(const Segment& seg, uint64_t nowUs)
+{
+    // tcp_rack_advance, tcp_recovery.c:118-144; tcp_min_rtt is ~0U before any sample
+    const uint32_t rttUs = static_cast<uint32_t>(nowUs - seg.sentUs);
+    const uint32_t minRttUs = m_minRttUs == 0 ? UINT32_MAX : m_minRttUs;
+    if (rttUs < minRttUs && seg.retransmitted)
+    {
+        return; // the original or the retransmission: ambiguous (:124-136)
+    }
+    m_rackAdvanced = true;
+    m_rackRttUs = rttUs;
+    if (SentAfter(seg.sentUs, m_rackMstampUs, seg.sendOrder, m_rackSendOrder))
+    {
+        m_rackMstampUs = seg.sentUs;
+        m_rackSendOrder = seg.sendOrder;
+    }
+}
+
+uint32_t
+TcpLinuxSocket::RackReoWindowUs() const
+{
+    // tcp_rack_reo_wnd, tcp_recovery.c:5-30, with reord_seen 0 (no reordering on these paths)
+    if (m_tcb->m_congState >= TcpSocketState::CA_RECOVERY || m_sackedOut >= REORDERING)
+    {
+        return 0;
+    }
+    return std::min((m_minRttUs >> 2) * m_rackReoWndSteps, m_linuxRtt->GetSrttUsX8() >> 3);
+}
+
+uint32_t
+TcpLinuxSocket::RackDetectLoss(bool& lostRetransmit)
+{
+    // tcp_rack_detect_loss, tcp_recovery.c:58-93. Linux walks its list in send-time order and
+    // stops at the first segment not sent before RACK's latest; this walks in sequence order
+    // and skips such segments, which decides the same for each.
+    const uint64_t now = NowUs();
+    const uint32_t reoWndUs = RackReoWindowUs();
+    uint32_t waitUs = 0;
+    for (const TcpTxSegmentMarks& marks : GetSentMarks(*m_txBuffer))
+    {
+        if (marks.sacked || (marks.lost && !marks.retrans))
+        {
+            continue; // off Linux's send-time list (tcp_input.c:1755-1756; :71-74)
+        }
+        auto seg = SegmentAt(marks.start);
+        if (seg == m_segments.end() ||
+            !SentAfter(m_rackMstampUs, seg->second.sentUs, m_rackSendOrder, seg->second.sendOrder))
+        {
+            continue;
+        }
+        const int64_t remainingUs = static_cast<int64_t>(m_rackRttUs) + reoWndUs -
+                                    static_cast<int64_t>(now - seg->second.sentUs);
+        if (remainingUs > 0)
+        {
+            waitUs = std::max(waitUs, static_cast<uint32_t>(remainingUs));
+            continue;
+        }
+        const TcpTxLossMark mark = MarkSegmentLost(*m_txBuffer, marks.start);
+        if (mark != TcpTxLossMark::NONE)
+        {
+            ++m_rackMarkedLost;
+            if (mark == TcpTxLossMark::LOST_RETRANSMIT)
+            {
+                ++m_rackLostRetransmits;
+                lostRetransmit = true;
+            }
+            NS_LOG_DEBUG("RACK: " << marks.start << " lost"
+                                  << (mark == TcpTxLossMark::LOST_RETRANSMIT ? " again" : ""));
+        }
+    }
+    return waitUs;
+}
+
+bool
+TcpLinuxSocket::RackMarkLost(bool& lostRetransmit)
+{
+    // tcp_rack_mark_lost, tcp_recovery.c:95-112
+    if (!m_rackAdvanced)
+    {
+        return false;
+    }
+    m_rackAdvanced = false;
+    const uint32_t waitUs = RackDetectLoss(lostRetransmit);
+    if (waitUs == 0)
+    {
+        return false;
+    }
+    // usecs_to_jiffies rounds up; the timer wheel fires on the tick at which jiffies reach
+    // the expiry (a level-0 timer: at most 63 jiffies ahead, no slack)
+    const uint64_t jiffyNs = uint64_t{TcpLinuxRttEstimator::JIFFY_US} * 1000;
+    const uint64_t jiffies =
+        (uint64_t{waitUs} + TIMEOUT_MIN_US + TcpLinuxRttEstimator::JIFFY_US - 1) /
+        TcpLinuxRttEstimator::JIFFY_US;
+    const uint64_t nowNs = Simulator::Now().GetNanoSeconds();
+    const uint64_t fireNs = (nowNs / jiffyNs + jiffies) * jiffyNs;
+    m_reoEvent.Cancel();
+    m_reoEvent =
+        Simulator::Schedule(NanoSeconds(fireNs - nowNs), &TcpLinuxSocket::RackReoTimeout, this);
+    m_ptoEvent.Cancel(); // the reordering timer takes the probe's slot
+    return true;
+}
+
+void
+TcpLinuxSocket::RackReoTimeout()
+{
+    // tcp_rack_reo_timeout, tcp_recovery.c:149-167
+    ++m_rackReoTimeouts;
+    const uint32_t priorInFlight = PacketsInFlight();
+    bool lostRetransmit = false;
+    RackDetectLoss(lostRetransmit);
+    if (priorInFlight != PacketsInFlight())
+    {
+        if (m_tcb->m_congState != TcpSocketState::CA_RECOVERY)
+        {
+            EnterRecovery(0);
+        }
+        SendPendingData(m_connected); // tcp_xmit_retransmit_queue
+    }
+    if (m_retxEvent.IsExpired() && !m_segments.empty())
+    {
+        m_retxEvent = Simulator::Schedule(m_rto, &TcpLinuxSocket::ReTxTimeout, this);
+    }
+}
+
+void
+TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
+                           bool scoreboardUpdated,
+                           uint32_t currentDelivered,
+                           const SequenceNumber32& oldHeadSequence,
+                           bool receivedData)
+{
+    if (!m_rack && !m_tlp && !m_undo && !m_frtoEnabled)
+    {
+        TcpSocketBase::ProcessAck(ackNumber,
+                                  scoreboardUpdated,
+                                  currentDelivered,
+                                  oldHeadSequence,
+                                  receivedData);
+        return;
+    }
+    const bool advanced = oldHeadSequence < ackNumber;
+    // tcp_ack: the probe's episode first, then tcp_fastretrans_alert (which identifies losses)
+    // on a dubious ACK only (tcp_ack_is_dubious: a duplicate, SACK information, or a state
+    // other than Open), then the timers (tcp_input.c:4008-4025)
+    if (m_tlp && m_tlpHighSeq != 0)
+    {
+        ProcessTlpAck(ackNumber.GetValue(), !advanced && !scoreboardUpdated && !receivedData);
+    }
+    bool rexmitNew = false;
+    if (m_tcb->m_congState == TcpSocketState::CA_LOSS)
+    {
+        // tcp_process_loss: the timestamp's undo first, then F-RTO
+        const bool undone = m_undo && advanced && TryUndoLoss(false);
+        if (!undone && m_frto)
+        {
+            rexmitNew = ProcessFrto(advanced, !advanced && !receivedData);
+        }
+    }
+    bool lostRetransmit = false;
+    bool armed = false;
+    if (m_rack)
+    {
+        const bool dubious = scoreboardUpdated || ackNumber == oldHeadSequence ||
+                             m_tcb->m_congState != TcpSocketState::CA_OPEN;
+        armed = dubious && RackMarkLost(lostRetransmit);
+        if (!armed && advanced)
+        {
+            m_reoEvent.Cancel(); // the RTO or probe takes Linux's timer slot back
+        }
+    }
+    TcpSocketBase::ProcessAck(ackNumber,
+                              scoreboardUpdated,
+                              currentDelivered,
+                              oldHeadSequence,
+                              receivedData);
+    if (rexmitNew)
+    {
+        // tcp_xmit_recovery's REXMIT_NEW: new data within the window, no retransmission
+        const uint32_t mss = m_tcb->m_segmentSize;
+        bool sent = false;
+        while (m_txBuffer->SizeFromSequence(m_tcb->m_highTxMark) > 0 && AvailableWindow() >= mss)
+        {
+            const SequenceNumber32 high = m_tcb->m_highTxMark;
+            const uint32_t size = std::min(mss, m_txBuffer->SizeFromSequence(high));
+            if (high + size > m_txBuffer->HeadSequence() + m_rWnd.Get())
+            {
+                break;
+            }
+            const uint32_t n = SendDataPacket(high, size, true);
+            if (n == 0)
+            {
+                break;
+            }
+            m_tcb->m_nextTxSequence = std::max(m_tcb->m_nextTxSequence.Get(), high + n);
+            sent = true;
+        }
+        if (!sent)
+        {
+            m_frto = false;
+        }
+    }
+    auto state = m_tcb->m_congState.Get();
+    if (state != TcpSocketState::CA_LOSS)
+    {
+        m_frto = false;
+    }
+    if (m_undo)
+    {
+        if (state != TcpSocketState::CA_LOSS)
+        {
+            m_undoMarker = false; // the loss episode is over (recovery's undos: not modelled)
+        }
+        if ((state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER) &&
+            m_txBuffer->GetRetransmitsCount() == 0 &&
+            (m_segments.empty() || !m_segments.begin()->second.retransmitted))
+        {
+            m_retransStampMs = 0; // tcp_try_to_open: nothing retransmitted is out
+        }
+    }
+    // tcp_time_to_recover: the loss is proven (tcp_input.c:2342-2355); from Loss when a
+    // retransmission was lost again (:3100-3106)
+    if (m_rack && m_txBuffer->GetLost() > 0 && !m_segments.empty() &&
+        (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER ||
+         (state == TcpSocketState::CA_LOSS && lostRetransmit)))
+    {
+        EnterRecovery(currentDelivered);
+        state = m_tcb->m_congState.Get();
+    }
+    if (!m_tlp)
+    {
+        return;
+    }
+    if (state == TcpSocketState::CA_RECOVERY || state == TcpSocketState::CA_LOSS)
+    {
+        // tcp_init_cwnd_reduction ends a probe's episode; the retransmissions re-arm the RTO
+        m_tlpHighSeq = 0;
+        if (m_ptoEvent.IsPending())
+        {
+            m_ptoEvent.Cancel();
+            RearmRto(false);
+        }
+    }
+    else if (advanced && !armed && !SchedulePto(true))
+    {
+        m_ptoEvent.Cancel(); // tcp_set_xmit_timer: the RTO, as ns-3 re-armed it
+    }
+    if (m_segments.empty())
+    {
+        m_ptoEvent.Cancel();
+    }
+}
+
+void
+TcpLinuxSocket::ReTxTimeout()
+{
+    m_reoEvent.Cancel();
+    m_ptoEvent.Cancel();
+    m_tlpHighSeq = 0; // tcp_enter_loss, tcp_input.c:2191
+    // tcp_enter_loss reduces, and sets up undo, once per loss episode (:2164-2172), as ns-3's
+    // ReTxTimeout recomputes ssthresh; prior_ssthresh is tcp_current_ssthresh before it
+    const auto state = m_tcb->m_congState.Get();
+    const bool newEpisode = state != TcpSocketState::CA_LOSS || !m_txBuffer->IsHeadRetransmitted();
+    const uint32_t cwnd = m_tcb->m_cWnd.Get();
+    const uint32_t ssthresh = m_tcb->m_ssThresh.Get();
+    const bool reducing = state == TcpSocketState::CA_CWR || state == TcpSocketState::CA_RECOVERY;
+    const uint32_t currentSsthresh =
+        reducing ? ssthresh : std::max(ssthresh, (cwnd >> 1) + (cwnd >> 2));
+    TcpSocketBase::ReTxTimeout();
+    if (m_tcb->m_congState != TcpSocketState::CA_LOSS)
+    {
+        return;
+    }
+    if ((m_undo || m_frtoEnabled) && newEpisode)
+    {
+        m_priorSsthresh = currentSsthresh;
+        m_undoMarker = true;
+    }
+    // F-RTO for a timeout outside fast recovery, or one repeating in Loss (new_recovery ||
+    // icsk_retransmits), with high_seq at snd_nxt (tcp_enter_loss, tcp_input.c:2185-2195)
+    m_frto = m_frtoEnabled && state != TcpSocketState::CA_RECOVERY;
+    m_highSeq = m_tcb->m_highTxMark.Get().GetValue();
+}
+
+uint32_t
+TcpLinuxSocket::GetSpuriousRtos() const
+{
+    return m_spuriousRtos;
+}
+
+bool
+TcpLinuxSocket::ProcessFrto(bool advanced, bool duplicate)
+{
+    // tcp_process_loss, tcp_input.c:2905-2940
+    const uint32_t ack = m_txBuffer->HeadSequence().GetValue();
+    const bool recovered = !Before(ack, m_highSeq);
+    // step 3.b: never-retransmitted data below high_seq (s)acked: the timeout was spurious
+    if (m_ackOrigSackAcked && TryUndoLoss(true))
+    {
+        return false;
+    }
+    const uint32_t sndNxt = m_tcb->m_highTxMark.Get().GetValue();
+    if (Before(m_highSeq, sndNxt))
+    {
+        if (m_ackDataSacked || duplicate)
+        {
+            m_frto = false; // step 3.a: the loss was real
+        }
+        return false;
+    }
+    if (advanced && !recovered)
+    {
+        m_highSeq = sndNxt; // step 2.b: new data, if any goes, instead of retransmissions
+        if (m_txBuffer->SizeFromSequence(m_tcb->m_highTxMark) > 0 &&
+            m_tcb->m_highTxMark.Get() < m_txBuffer->HeadSequence() + m_rWnd.Get())
+        {
+            return true;
+        }
+        m_frto = false;
+    }
+    return false;
+}
+
+uint32_t
+TcpLinuxSocket::GetLossUndos() const
+{
+    return m_lossUndos;
+}
+
+bool
+TcpLinuxSocket::PacketDelayed() const
+{
+    // tcp_packet_delayed, tcp_input.c:2424-2429 (retrans_stamp 0: nothing retransmitted yet),
+    // with tcp_tsopt_ecr_before, :2421-2425
+    if (m_retransStampMs == 0)
+    {
+        return true;
+    }
+    const uint32_t echo = m_tcb->m_rcvTimestampEchoReply;
+    return m_timestampEnabled && echo != 0 && Before(echo, m_retransStampMs);
+}
+
+bool
+TcpLinuxSocket::TryUndoLoss(bool frto)
+{
+    // tcp_try_undo_loss, tcp_input.c:2636-2660: F-RTO's proof, or tcp_may_undo (the undo marker
+    // and the delayed packet; undo_retrans never returns to 0 without D-SACK)
+    if (!frto && (!m_undoMarker || !PacketDelayed()))
+    {
+        return false;
+    }
+    if (frto)
+    {
+        ++m_spuriousRtos; // LINUX_MIB_TCPSPURIOUSRTOS
+    }
+    // tcp_undo_cwnd_reduction(sk, true), :2541-2568
+    UnmarkAllLost(*m_txBuffer);
+    auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
+    if (m_priorSsthresh != 0)
+    {
+        if (cc)
+        {
+            m_tcb->m_cWnd = cc->UndoCwnd(m_tcb);
+            m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+        }
+        if (m_priorSsthresh > m_tcb->m_ssThresh)
+        {
+            m_tcb->m_ssThresh = m_priorSsthresh;
+        }
+    }
+    m_undoMarker = false;
+    m_rackAdvanced = true; // RACK re-examines the losses
+    ++m_lossUndos;
+    m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_OPEN);
+    m_tcb->m_congState = TcpSocketState::CA_OPEN;
+    NS_LOG_DEBUG("undo: the timeout was spurious; cwnd " << m_tcb->m_cWnd << " ssthresh "
+                                                         << m_tcb->m_ssThresh);
+    return true;
+}
+
+// ---- Tail loss probes (tcp_output.c, tcp_input.c) ----
+
+uint32_t
+TcpLinuxSocket::GetTlpProbes() const
+{
+    return m_tlpProbes;
+}
+
+uint32_t
+TcpLinuxSocket::GetTlpRecoveries() const
+{
+    return m_tlpRecoveries;
+}
+
+Time
+TcpLinuxSocket::DelayToTick(uint64_t jiffies)
+{
+    // the timer wheel runs a timer on the tick at which jiffies reach its expiry
+    const int64_t jiffyNs = int64_t{TcpLinuxRttEstimator::JIFFY_US} * 1000;
+    const int64_t nowNs = Simulator::Now().GetNanoSeconds();
+    return NanoSeconds((nowNs / jiffyNs + static_cast<int64_t>(jiffies)) * jiffyNs - nowNs);
+}
+
+namespace
+{
+/// usecs_to_jiffies at HZ 250: rounded up
+uint64_t
+UsToJiffies(uint64_t us)
+{
+    return (us + TcpLinuxRttEstimator::JIFFY_US - 1) / TcpLinuxRttEstimator::JIFFY_US;
+}
+
+/// TCP_TIMEOUT_INIT, jiffies: one second (include/net/tcp.h:149)
+constexpr uint64_t TIMEOUT_INIT_JIFFIES = 1000000 / TcpLinuxRttEstimator::JIFFY_US;
+} // namespace
+
+void
+TcpLinuxSocket::RearmRto(bool fromNow)
+{
+    // tcp_rearm_rto, tcp_input.c:3237-3265: from now, or, with the probe's slot still held,
+    // what is left of the RTO counted from the head's last send (at least a microsecond)
+    m_retxEvent.Cancel();
+    if (m_segments.empty())
+    {
+        return;
+    }
+    const int64_t rtoUs = m_rto.Get().GetMicroSeconds();
+    int64_t us = rtoUs;
+    if (!fromNow)
+    {
+        const uint64_t headSentUs = m_segments.begin()->second.sentUs;
+        us = std::max<int64_t>(static_cast<int64_t>(headSentUs) + rtoUs -
+                                   static_cast<int64_t>(NowUs()),
+                               1);
+    }
+    m_retxEvent = Simulator::Schedule(DelayToTick(UsToJiffies(static_cast<uint64_t>(us))),
+                                      &TcpLinuxSocket::ReTxTimeout,
+                                      this);
+}
+
+bool
+TcpLinuxSocket::SchedulePto(bool advancingRto)
+{
+    // tcp_schedule_loss_probe, tcp_output.c:2759-2811
+    const auto state = m_tcb->m_congState.Get();
+    if (!m_tlp || m_segments.empty() || !m_sackEnabled ||
+        (state != TcpSocketState::CA_OPEN && state != TcpSocketState::CA_CWR))
+    {
+        return false;
+    }
+    uint64_t jiffies = TIMEOUT_INIT_JIFFIES;
+    const uint32_t srttUsX8 = m_linuxRtt->GetSrttUsX8();
+    if (srttUsX8 != 0)
+    {
+        // 2 srtt, and room for a delayed ACK when one segment is out
+        const uint64_t us =
+            (srttUsX8 >> 2) +
+            (m_segments.size() == 1 ? TcpLinuxRttEstimator::RTO_MIN_US : TIMEOUT_MIN_US);
+        jiffies = UsToJiffies(us);
+    }
+    // the RTO's own expiry if sooner: from now on an ACK, from the head's send otherwise
+    const int64_t rtoUs = m_rto.Get().GetMicroSeconds();
+    const int64_t rtoDeltaUs = advancingRto
+                                   ? rtoUs
+                                   : static_cast<int64_t>(m_segments.begin()->second.sentUs) +
+                                         rtoUs - static_cast<int64_t>(NowUs());
+    if (rtoDeltaUs > 0)
+    {
+        jiffies = std::min(jiffies, UsToJiffies(static_cast<uint64_t>(rtoDeltaUs)));
+    }
+    m_ptoEvent.Cancel();
+    m_ptoEvent = Simulator::Schedule(DelayToTick(jiffies), &TcpLinuxSocket::SendLossProbe, this);
+    m_retxEvent.Cancel(); // the probe holds Linux's one timer slot
+    m_reoEvent.Cancel();
+    return true;
+}
+
+void
+TcpLinuxSocket::SendLossProbe()
+{
+    // tcp_send_loss_probe, tcp_output.c:2830-2888
+    if (m_tlpHighSeq != 0 || m_segments.empty())
+    {
+        RearmRto(false); // at most one probe outstanding
+        return;
+    }
+    m_tlpRetrans = false;
+    uint32_t sent = 0;
+    const uint32_t mss = m_tcb->m_segmentSize;
+    const SequenceNumber32 high = m_tcb->m_highTxMark;
+    const uint32_t unsent = m_txBuffer->SizeFromSequence(high);
+    m_inProbe = true;
+    if (unsent > 0)
+    {
+        // a new segment, whatever cwnd, if the peer's window has room for it (tcp_snd_wnd_test)
+        const uint32_t size = std::min(mss, unsent);
+        if (high + size <= m_txBuffer->HeadSequence() + m_rWnd.Get())
+        {
+            sent = SendDataPacket(high, size, true);
+            if (m_tcb->m_nextTxSequence < high + sent)
+            {
+                m_tcb->m_nextTxSequence = high + sent; // as SendPendingData advances it
+            }
+        }
+    }
+    else
+    {
+        // the last segment again
+        const auto& [start, last] = *m_segments.rbegin();
+        if (SendDataPacket(SequenceNumber32(start), last.end - start, true) > 0)
+        {
+            sent = 1;
+            m_tlpRetrans = true;
+        }
+    }
+    m_inProbe = false;
+    if (sent == 0)
+    {
+        RearmRto(false);
+        return;
+    }
+    ++m_tlpProbes;
+    m_tlpHighSeq = m_tcb->m_highTxMark.Get().GetValue();
+    NS_LOG_DEBUG("TLP: probe " << (m_tlpRetrans ? "retransmitted" : "new") << ", tlp_high_seq "
+                               << m_tlpHighSeq);
+    RearmRto(true);
+}
+
+void
+TcpLinuxSocket::ProcessTlpAck(uint32_t ack, bool pureDuplicate)
+{
+    // tcp_process_tlp_ack, tcp_input.c:3798-3826, without D-SACK
+    if (Before(ack, m_tlpHighSeq))
+    {
+        return;
+    }
+    if (!m_tlpRetrans)
+    {
+        m_tlpHighSeq = 0; // a probe of new data acknowledged
+        return;
+    }
+    if (Before(m_tlpHighSeq, ack))
+    {
+        // the probe repaired a loss: reduce once, as in CWR (tcp_init_cwnd_reduction,
+        // tcp_end_cwnd_reduction), then tcp_try_keep_open
+        m_tlpHighSeq = 0;
+        ++m_tlpRecoveries;
+        m_tcb->m_ssThresh = m_congestionControl->GetSsThresh(m_tcb, BytesInFlight());
+        m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_CWR);
+        m_tcb->m_congState = TcpSocketState::CA_CWR;
+        m_tcb->m_cWnd = m_tcb->m_ssThresh.Get();
+        m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+        m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
+        const bool leftOut =
+            m_sackedOut > 0 || m_txBuffer->GetLost() > 0 || m_txBuffer->GetRetransmitsCount() > 0;
+        const auto open = leftOut ? TcpSocketState::CA_DISORDER : TcpSocketState::CA_OPEN;
+        m_congestionControl->CongestionStateSet(m_tcb, open);
+        m_tcb->m_congState = open;
+        return;
+    }
+    if (pureDuplicate)
+    {
+        m_tlpHighSeq = 0; // the original and the probe both arrived
+    }
+}
+
+} // namespace ns3
