@@ -43,20 +43,6 @@ constexpr uint32_t TIMEOUT_MIN_US = 2000;
 
 // ---- RACK (tcp_recovery.c) ----
 
-void
-TcpLinuxSocket::SetRack(bool on)
-{
-    // ns-3's thresholds go out of reach when data is first sent (SendDataPacket): TcpSocketBase's
-    // own ReTxThreshold attribute is applied after this one at construction
-    m_rack = on;
-}
-
-bool
-TcpLinuxSocket::GetRack() const
-{
-    return m_rack;
-}
-
 uint32_t
 TcpLinuxSocket::GetRackMarkedLost() const
 {

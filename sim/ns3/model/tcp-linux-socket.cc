@@ -196,7 +196,7 @@ TcpLinuxSocket::GetTypeId()
                           "= 1; tcp_recovery.c), instead of ns-3's duplicate-ACK and RFC 6675 "
                           "rules, which are then off",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&TcpLinuxSocket::SetRack, &TcpLinuxSocket::GetRack),
+                          MakeBooleanAccessor(&TcpLinuxSocket::m_rack),
                           MakeBooleanChecker())
             .AddAttribute("Tlp",
                           "Send tail loss probes, as Linux 6.1 does by default (tcp_early_retrans "
@@ -362,7 +362,9 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     }
     if (m_rack && GetRetxThresh() != tcp_linux::NO_DUPACK_THRESHOLD)
     {
-        SetRetxThresh(tcp_linux::NO_DUPACK_THRESHOLD); // RACK instead (class comment)
+        // RACK instead (class comment); set here because TcpSocketBase's own ReTxThreshold
+        // attribute is applied after this class's at construction
+        SetRetxThresh(tcp_linux::NO_DUPACK_THRESHOLD);
     }
     const bool rtoWasPending = m_retxEvent.IsPending();
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);

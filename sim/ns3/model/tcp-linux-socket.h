@@ -316,13 +316,6 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     /// The window the receiver offers: the free space, at most rcv_ssthresh, bytes.
     uint32_t ReceiveWindow() const;
     /**
-     * @brief Set RACK on or off; on, ns-3's duplicate-ACK and RFC 6675 loss rules are off.
-     * @param on whether RACK detects losses
-     */
-    void SetRack(bool on);
-    /// @return whether RACK detects losses
-    bool GetRack() const;
-    /**
      * @brief tcp_rack_advance for a segment newly delivered.
      * @param seg the segment
      * @param nowUs the ACK's arrival, µs
@@ -413,33 +406,33 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t m_ackInFlightBytes{0};         //!< the last ACK's in_flight sample
     bool m_rack{false};                     //!< RACK detects losses (attribute)
     uint64_t m_rackMstampUs{0};             //!< rack.mstamp: latest send delivered, µs
-    uint64_t m_rackSendOrder{0};            //!< rack.end_seq's part: the latest send's order
-    uint64_t m_sendCount{0};                //!< data segments sent, for sendOrder
-    uint32_t m_rackRttUs{0};                //!< rack.rtt_us
-    bool m_rackAdvanced{false};             //!< rack.advanced
-    uint32_t m_rackReoWndSteps{1};          //!< rack.reo_wnd_steps (tcp_init_sock)
-    EventId m_reoEvent;                     //!< the reordering timer
-    uint32_t m_rackMarkedLost{0};           //!< segments RACK marked lost
-    uint32_t m_rackReoTimeouts{0};          //!< reordering timer expiries
-    uint32_t m_rackLostRetransmits{0};      //!< retransmissions found lost again
-    bool m_tlp{false};                      //!< tail loss probes (attribute)
-    EventId m_ptoEvent;                     //!< the probe timer
-    uint32_t m_tlpHighSeq{0};               //!< tlp_high_seq: snd_nxt at the probe, 0: none
-    bool m_tlpRetrans{false};               //!< tlp_retrans: the probe was a retransmission
-    bool m_inProbe{false};                  //!< sending the probe (no new probe timer)
-    uint32_t m_tlpProbes{0};                //!< probes sent
-    uint32_t m_tlpRecoveries{0};            //!< probes that repaired a loss
-    bool m_undo{false};                     //!< undo spurious timeouts (attribute)
-    bool m_undoMarker{false};               //!< undo_marker is set
-    uint32_t m_priorSsthresh{0};            //!< prior_ssthresh, bytes (0: none)
-    uint32_t m_retransStampMs{0};           //!< retrans_stamp, timestamp units (ms; 0: none)
-    uint32_t m_lossUndos{0};                //!< timeouts undone
-    bool m_frtoEnabled{false};              //!< F-RTO (attribute)
-    bool m_frto{false};                     //!< tcp_sock.frto: F-RTO runs for this timeout
-    uint32_t m_highSeq{0};                  //!< tcp_sock.high_seq as F-RTO moves it
-    bool m_ackOrigSackAcked{false};         //!< the ACK: FLAG_ORIG_SACK_ACKED
-    bool m_ackDataSacked{false};            //!< the ACK: FLAG_DATA_SACKED
-    uint32_t m_spuriousRtos{0};             //!< timeouts F-RTO undid
+    uint64_t m_rackSendOrder{0};       //!< rack.end_seq's role: the latest delivered send's order
+    uint64_t m_sendCount{0};           //!< data segments sent, for sendOrder
+    uint32_t m_rackRttUs{0};           //!< rack.rtt_us
+    bool m_rackAdvanced{false};        //!< rack.advanced
+    uint32_t m_rackReoWndSteps{1};     //!< rack.reo_wnd_steps (tcp_init_sock)
+    EventId m_reoEvent;                //!< the reordering timer
+    uint32_t m_rackMarkedLost{0};      //!< segments RACK marked lost
+    uint32_t m_rackReoTimeouts{0};     //!< reordering timer expiries
+    uint32_t m_rackLostRetransmits{0}; //!< retransmissions found lost again
+    bool m_tlp{false};                 //!< tail loss probes (attribute)
+    EventId m_ptoEvent;                //!< the probe timer
+    uint32_t m_tlpHighSeq{0};          //!< tlp_high_seq: snd_nxt at the probe, 0: none
+    bool m_tlpRetrans{false};          //!< tlp_retrans: the probe was a retransmission
+    bool m_inProbe{false};             //!< sending the probe (no new probe timer)
+    uint32_t m_tlpProbes{0};           //!< probes sent
+    uint32_t m_tlpRecoveries{0};       //!< probes that repaired a loss
+    bool m_undo{false};                //!< undo spurious timeouts (attribute)
+    bool m_undoMarker{false};          //!< undo_marker is set
+    uint32_t m_priorSsthresh{0};       //!< prior_ssthresh, bytes (0: none)
+    uint32_t m_retransStampMs{0};      //!< retrans_stamp, timestamp units (ms; 0: none)
+    uint32_t m_lossUndos{0};           //!< timeouts undone
+    bool m_frtoEnabled{false};         //!< F-RTO (attribute)
+    bool m_frto{false};                //!< tcp_sock.frto: F-RTO runs for this timeout
+    uint32_t m_highSeq{0};             //!< tcp_sock.high_seq as F-RTO moves it
+    bool m_ackOrigSackAcked{false};    //!< the ACK: FLAG_ORIG_SACK_ACKED
+    bool m_ackDataSacked{false};       //!< the ACK: FLAG_DATA_SACKED
+    uint32_t m_spuriousRtos{0};        //!< timeouts F-RTO undid
 };
 
 } // namespace ns3
