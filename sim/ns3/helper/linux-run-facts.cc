@@ -36,6 +36,9 @@ LinuxRunFacts(Ptr<const TcpBlastClient> client, std::string& status)
         ", \"TCPLostRetransmit\": " + std::to_string(socket->GetRackLostRetransmits()) +
         ", \"TCPLossUndo\": " + std::to_string(socket->GetLossUndos()) +
         ", \"TCPSpuriousRTOs\": " + std::to_string(socket->GetSpuriousRtos()) +
+        ", \"TCPDSACKRecv\": " + std::to_string(socket->GetDsacksReceived()) +
+        ", \"TCPDSACKUndo\": " + std::to_string(socket->GetDsackUndos()) +
+        ", \"TCPFullUndo\": " + std::to_string(socket->GetFullUndos()) +
         ", \"rack_marked_lost\": " + std::to_string(socket->GetRackMarkedLost()) +
         ", \"rack_reorder_timeouts\": " + std::to_string(socket->GetRackReoTimeouts()) + "}";
     if (ran != asked)

@@ -205,7 +205,7 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                            const SequenceNumber32& oldHeadSequence,
                            bool receivedData)
 {
-    if (!m_rack && !m_tlp && !m_undo && !m_frtoEnabled)
+    if (!m_rack && !m_tlp && !m_undo && !m_frtoEnabled && !m_dsack)
     {
         TcpSocketBase::ProcessAck(ackNumber,
                                   scoreboardUpdated,
@@ -221,6 +221,22 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
     if (m_tlp && m_tlpHighSeq != 0)
     {
         ProcessTlpAck(ackNumber.GetValue(), !advanced && !scoreboardUpdated && !receivedData);
+    }
+    const auto priorState = m_tcb->m_congState.Get();
+    if (m_undo && priorState == TcpSocketState::CA_RECOVERY &&
+        !Before(ackNumber.GetValue(), m_recover.GetValue()) && MayUndo())
+    {
+        // tcp_try_undo_recovery at the recovery's end (tcp_input.c:2589-2617): TcpSocketBase
+        // then takes the ACK in Open, as tcp_cong_control does after the undo
+        UndoCwndReduction(false);
+        ++m_fullUndos;
+        SetCaState(TcpSocketState::CA_OPEN);
+    }
+    else if (m_ackDsack && priorState != TcpSocketState::CA_LOSS &&
+             priorState != TcpSocketState::CA_CWR && TryUndoDsack() &&
+             priorState == TcpSocketState::CA_RECOVERY)
+    {
+        KeepOpen(); // tcp_fastretrans_alert, :3091-3092 (Open and Disorder stay: :3120)
     }
     bool rexmitNew = false;
     if (m_tcb->m_congState == TcpSocketState::CA_LOSS)
@@ -282,10 +298,8 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
     }
     if (m_undo)
     {
-        if (state != TcpSocketState::CA_LOSS)
-        {
-            m_undoMarker = false; // the loss episode is over (recovery's undos: not modelled)
-        }
+        // the undo marker stays after a recovery ends without an undo: a late D-SACK may
+        // still undo it (tcp_try_undo_dsack in Open); the next episode sets it again
         if ((state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER) &&
             m_txBuffer->GetRetransmitsCount() == 0 &&
             (m_segments.empty() || !m_segments.begin()->second.retransmitted))
@@ -329,27 +343,37 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
 void
 TcpLinuxSocket::ReTxTimeout()
 {
+    if (m_segments.empty())
+    {
+        // nothing outstanding: Linux has no timer armed (tcp_rearm_rto), TcpSocketBase returns
+        TcpSocketBase::ReTxTimeout();
+        return;
+    }
     m_reoEvent.Cancel();
     m_ptoEvent.Cancel();
-    m_tlpHighSeq = 0; // tcp_enter_loss, tcp_input.c:2191
-    // tcp_enter_loss reduces, and sets up undo, once per loss episode (:2164-2172), as ns-3's
-    // ReTxTimeout recomputes ssthresh; prior_ssthresh is tcp_current_ssthresh before it
+    // tcp_enter_loss sets up undo once per loss episode (tcp_input.c:2164-2172): from Open or
+    // Disorder, once the last recovery's high_seq is acknowledged, or on Loss's first timeout.
+    // With D-SACK modelled this is Linux's condition; before, ns-3's own (it recomputes ssthresh
+    // unless the head was retransmitted in Loss), which the results without it were made with.
     const auto state = m_tcb->m_congState.Get();
-    const bool newEpisode = state != TcpSocketState::CA_LOSS || !m_txBuffer->IsHeadRetransmitted();
-    const uint32_t cwnd = m_tcb->m_cWnd.Get();
-    const uint32_t ssthresh = m_tcb->m_ssThresh.Get();
     const bool reducing = state == TcpSocketState::CA_CWR || state == TcpSocketState::CA_RECOVERY;
-    const uint32_t currentSsthresh =
-        reducing ? ssthresh : std::max(ssthresh, (cwnd >> 1) + (cwnd >> 2));
+    const bool headRetransmitted = m_txBuffer->IsHeadRetransmitted();
+    const bool newEpisode =
+        m_dsack ? !reducing && state != TcpSocketState::CA_LOSS ||
+                      !Before(m_txBuffer->HeadSequence().GetValue(), m_recover.GetValue()) ||
+                      (state == TcpSocketState::CA_LOSS && !headRetransmitted)
+                : state != TcpSocketState::CA_LOSS || !headRetransmitted;
+    const uint32_t currentSsthresh = CurrentSsthresh(state);
+    m_tlpHighSeq = 0; // tcp_enter_loss, :2191 (after tcp_init_undo has counted the probe)
+    if ((m_undo || m_frtoEnabled) && newEpisode)
+    {
+        m_priorSsthresh = currentSsthresh;
+        InitUndo(); // before the head's retransmission, which undo_retrans then counts
+    }
     TcpSocketBase::ReTxTimeout();
     if (m_tcb->m_congState != TcpSocketState::CA_LOSS)
     {
         return;
-    }
-    if ((m_undo || m_frtoEnabled) && newEpisode)
-    {
-        m_priorSsthresh = currentSsthresh;
-        m_undoMarker = true;
     }
     // F-RTO for a timeout outside fast recovery, or one repeating in Loss (new_recovery ||
     // icsk_retransmits), with high_seq at snd_nxt (tcp_enter_loss, tcp_input.c:2185-2195)
@@ -418,9 +442,8 @@ TcpLinuxSocket::PacketDelayed() const
 bool
 TcpLinuxSocket::TryUndoLoss(bool frto)
 {
-    // tcp_try_undo_loss, tcp_input.c:2636-2660: F-RTO's proof, or tcp_may_undo (the undo marker
-    // and the delayed packet; undo_retrans never returns to 0 without D-SACK)
-    if (!frto && (!m_undoMarker || !PacketDelayed()))
+    // tcp_try_undo_loss, tcp_input.c:2636-2660: F-RTO's proof, or tcp_may_undo
+    if (!frto && !MayUndo())
     {
         return false;
     }
@@ -428,8 +451,88 @@ TcpLinuxSocket::TryUndoLoss(bool frto)
     {
         ++m_spuriousRtos; // LINUX_MIB_TCPSPURIOUSRTOS
     }
-    // tcp_undo_cwnd_reduction(sk, true), :2541-2568
-    UnmarkAllLost(*m_txBuffer);
+    UndoCwndReduction(true);
+    ++m_lossUndos;
+    SetCaState(TcpSocketState::CA_OPEN);
+    NS_LOG_DEBUG("undo: the timeout was spurious; cwnd " << m_tcb->m_cWnd << " ssthresh "
+                                                         << m_tcb->m_ssThresh);
+    return true;
+}
+
+uint32_t
+TcpLinuxSocket::CurrentSsthresh(TcpSocketState::TcpCongState_t state) const
+{
+    // tcp_current_ssthresh, include/net/tcp.h:1280-1289
+    const uint32_t cwnd = m_tcb->m_cWnd.Get();
+    const uint32_t ssthresh = m_tcb->m_ssThresh.Get();
+    if (state == TcpSocketState::CA_CWR || state == TcpSocketState::CA_RECOVERY)
+    {
+        return ssthresh;
+    }
+    return std::max(ssthresh, (cwnd >> 1) + (cwnd >> 2));
+}
+
+void
+TcpLinuxSocket::SetCaState(TcpSocketState::TcpCongState_t state)
+{
+    m_congestionControl->CongestionStateSet(m_tcb, state);
+    m_tcb->m_congState = state;
+}
+
+void
+TcpLinuxSocket::CongStateChanged(TcpSocketState::TcpCongState_t previous,
+                                 TcpSocketState::TcpCongState_t now)
+{
+    // tcp_enter_recovery, tcp_input.c:2876-2900, whoever starts the recovery (RACK here, or
+    // TcpSocketBase when RACK marked the head lost): the retransmission stamp restarts unless a
+    // retransmission is out (tcp_retrans_stamp_cleanup), undo is set up, and prior_ssthresh kept
+    // unless the window was already being reduced. TcpSocketBase::EnterRecovery changes the
+    // state before it reduces the window and retransmits the head.
+    if (!m_undo || now != TcpSocketState::CA_RECOVERY || previous == TcpSocketState::CA_RECOVERY)
+    {
+        return;
+    }
+    if (m_txBuffer->GetRetransmitsCount() == 0)
+    {
+        m_retransStampMs = 0;
+    }
+    m_priorSsthresh = previous == TcpSocketState::CA_CWR ? 0 : CurrentSsthresh(previous);
+    InitUndo();
+}
+
+void
+TcpLinuxSocket::InitUndo()
+{
+    // tcp_init_undo, tcp_input.c:2101-2113: retransmissions still out, a retransmitted probe's
+    // too, may yet be D-SACKed; 0 would mean "undo now", so none is -1
+    m_undoMarker = true;
+    m_undoMarkerSeq = m_txBuffer->HeadSequence().GetValue();
+    m_undoRetrans = static_cast<int32_t>(m_txBuffer->GetRetransmitsCount() / m_tcb->m_segmentSize);
+    if (m_tlpHighSeq != 0 && m_tlpRetrans)
+    {
+        ++m_undoRetrans;
+    }
+    if (m_undoRetrans == 0)
+    {
+        m_undoRetrans = -1;
+    }
+}
+
+bool
+TcpLinuxSocket::MayUndo() const
+{
+    // tcp_may_undo, tcp_input.c:2570-2573
+    return m_undoMarker && (m_undoRetrans == 0 || PacketDelayed());
+}
+
+void
+TcpLinuxSocket::UndoCwndReduction(bool unmarkLoss)
+{
+    // tcp_undo_cwnd_reduction, tcp_input.c:2541-2568
+    if (unmarkLoss)
+    {
+        UnmarkAllLost(*m_txBuffer);
+    }
     auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl);
     if (m_priorSsthresh != 0)
     {
@@ -445,12 +548,182 @@ TcpLinuxSocket::TryUndoLoss(bool frto)
     }
     m_undoMarker = false;
     m_rackAdvanced = true; // RACK re-examines the losses
-    ++m_lossUndos;
-    m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_OPEN);
-    m_tcb->m_congState = TcpSocketState::CA_OPEN;
-    NS_LOG_DEBUG("undo: the timeout was spurious; cwnd " << m_tcb->m_cWnd << " ssthresh "
-                                                         << m_tcb->m_ssThresh);
+}
+
+void
+TcpLinuxSocket::KeepOpen()
+{
+    // tcp_try_to_open and tcp_try_keep_open, tcp_input.c:2753-2770, 2734-2747
+    if (m_txBuffer->GetRetransmitsCount() == 0)
+    {
+        m_retransStampMs = 0;
+    }
+    const bool leftOut =
+        m_sackedOut > 0 || m_txBuffer->GetLost() > 0 || m_txBuffer->GetRetransmitsCount() > 0;
+    SetCaState(leftOut ? TcpSocketState::CA_DISORDER : TcpSocketState::CA_OPEN);
+}
+
+bool
+TcpLinuxSocket::TryUndoDsack()
+{
+    // tcp_try_undo_dsack, tcp_input.c:2620-2633 (reo_wnd_persist: RACK's reordering, not here)
+    if (!m_undoMarker || m_undoRetrans != 0)
+    {
+        return false;
+    }
+    UndoCwndReduction(false);
+    ++m_dsackUndos;
+    NS_LOG_DEBUG("undo: D-SACKs covered every retransmission; cwnd " << m_tcb->m_cWnd);
     return true;
+}
+
+uint32_t
+TcpLinuxSocket::GetDsacksReceived() const
+{
+    return m_dsacksReceived;
+}
+
+uint32_t
+TcpLinuxSocket::GetDsackUndos() const
+{
+    return m_dsackUndos;
+}
+
+uint32_t
+TcpLinuxSocket::GetFullUndos() const
+{
+    return m_fullUndos;
+}
+
+bool
+TcpLinuxSocket::IsDsack(const TcpOptionSack::SackList& blocks, uint32_t ack)
+{
+    // tcp_check_dsack, tcp_input.c:1260-1280: the first block is a D-SACK if it starts below
+    // the ACK, or lies inside the second block
+    if (blocks.empty())
+    {
+        return false;
+    }
+    const uint32_t start = blocks.front().first.GetValue();
+    const uint32_t end = blocks.front().second.GetValue();
+    if (Before(start, ack))
+    {
+        return true;
+    }
+    if (blocks.size() < 2)
+    {
+        return false;
+    }
+    const uint32_t start1 = std::next(blocks.begin())->first.GetValue();
+    const uint32_t end1 = std::next(blocks.begin())->second.GetValue();
+    return !Before(end1, end) && !Before(start, start1);
+}
+
+void
+TcpLinuxSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
+{
+    // ns-3's scoreboard takes every SACK block as new SACK information: a D-SACK block below
+    // the ACK would mark the head SACKed before the ACK takes it (TcpTxBuffer::Update asserts it
+    // is not). Linux's tcp_sacktag_write_queue sets D-SACK blocks aside (:1842-1875); so does
+    // this, once EstimateRtt has counted them (CheckDsack). The blocks after it stay.
+    if (!m_dsack || !tcpHeader.HasOption(TcpOption::SACK))
+    {
+        TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        return;
+    }
+    auto sack = DynamicCast<const TcpOptionSack>(tcpHeader.GetOption(TcpOption::SACK));
+    TcpOptionSack::SackList blocks = sack->GetSackList();
+    if (!IsDsack(blocks, tcpHeader.GetAckNumber().GetValue()))
+    {
+        TcpSocketBase::ReceivedAck(packet, tcpHeader);
+        return;
+    }
+    blocks.pop_front();
+    TcpHeader header;
+    header.SetSourcePort(tcpHeader.GetSourcePort());
+    header.SetDestinationPort(tcpHeader.GetDestinationPort());
+    header.SetSequenceNumber(tcpHeader.GetSequenceNumber());
+    header.SetAckNumber(tcpHeader.GetAckNumber());
+    header.SetFlags(tcpHeader.GetFlags());
+    header.SetWindowSize(tcpHeader.GetWindowSize());
+    header.SetUrgentPointer(tcpHeader.GetUrgentPointer());
+    for (const Ptr<const TcpOption>& option : tcpHeader.GetOptionList())
+    {
+        if (option->GetKind() != TcpOption::SACK)
+        {
+            header.AppendOption(option);
+        }
+    }
+    if (!blocks.empty())
+    {
+        auto rest = CreateObject<TcpOptionSack>();
+        for (const auto& block : blocks)
+        {
+            rest->AddSackBlock(block);
+        }
+        header.AppendOption(rest);
+    }
+    TcpSocketBase::ReceivedAck(packet, header);
+}
+
+void
+TcpLinuxSocket::CheckDsack(const TcpOptionSack::SackList& blocks, uint32_t ack)
+{
+    // tcp_check_dsack, tcp_input.c:1260-1297
+    if (!m_dsack || !IsDsack(blocks, ack))
+    {
+        return;
+    }
+    const uint32_t start = blocks.front().first.GetValue();
+    const uint32_t end = blocks.front().second.GetValue();
+    // tcp_dsack_seen, :1009-1045: dubious when longer than any window offered, or when more
+    // segments were D-SACKed than were ever retransmitted
+    if (!Before(start, end) || end - start > m_maxWindow)
+    {
+        return;
+    }
+    const uint32_t mss = m_tcb->m_segmentSize;
+    uint32_t dupSegs = 1;
+    if (end - start > mss)
+    {
+        dupSegs = (end - start + mss - 1) / mss;
+    }
+    else if (m_tlpHighSeq != 0 && m_tlpHighSeq == end)
+    {
+        m_ackDsackTlp = true; // FLAG_DSACK_TLP: the probe and the original both arrived
+    }
+    m_dsackDups += dupSegs;
+    if (m_dsackDups > m_totalRetrans)
+    {
+        return;
+    }
+    m_ackDsack = true;
+    ++m_dsacksReceived;
+    m_delivered += dupSegs; // sack_delivered: a spurious retransmission is delivered (:1043)
+    if (!m_undoMarker || m_undoRetrans <= 0)
+    {
+        return;
+    }
+    const uint32_t priorSndUna = m_txBuffer->HeadSequence().GetValue();
+    if (!Before(priorSndUna, end))
+    {
+        // data already forgotten: counted as whole segments (:1290-1294)
+        if (Before(m_undoMarkerSeq, end))
+        {
+            m_undoRetrans = std::max<int32_t>(0, m_undoRetrans - static_cast<int32_t>(dupSegs));
+        }
+        return;
+    }
+    // retransmitted segments still held that the block covers (tcp_sacktag_one, :1365-1369)
+    for (auto it = m_segments.lower_bound(start);
+         it != m_segments.end() && !Before(end, it->second.end) && m_undoRetrans > 0;
+         ++it)
+    {
+        if (it->second.retransmitted && Before(m_undoMarkerSeq, it->second.end))
+        {
+            --m_undoRetrans;
+        }
+    }
 }
 
 // ---- Tail loss probes (tcp_output.c, tcp_input.c) ----
@@ -604,14 +877,16 @@ TcpLinuxSocket::SendLossProbe()
 void
 TcpLinuxSocket::ProcessTlpAck(uint32_t ack, bool pureDuplicate)
 {
-    // tcp_process_tlp_ack, tcp_input.c:3798-3826, without D-SACK
+    // tcp_process_tlp_ack, tcp_input.c:3798-3826
     if (Before(ack, m_tlpHighSeq))
     {
         return;
     }
-    if (!m_tlpRetrans)
+    if (!m_tlpRetrans || m_ackDsackTlp)
     {
-        m_tlpHighSeq = 0; // a probe of new data acknowledged
+        // a probe of new data acknowledged, or the probe D-SACKed: the original and the probe
+        // both arrived, no loss
+        m_tlpHighSeq = 0;
         return;
     }
     if (Before(m_tlpHighSeq, ack))

@@ -8,6 +8,8 @@
 #include "tcp-linux-socket.h"
 
 #include "tcp-linux-socket-detail.h"
+#include "tcp-rx-buffer-dsack.h"
+#include "tcp-tx-buffer-marks.h"
 
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -210,6 +212,14 @@ TcpLinuxSocket::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_undo),
                           MakeBooleanChecker())
+            .AddAttribute("Dsack",
+                          "Send D-SACK blocks for duplicate data as a receiver, and take them as "
+                          "a sender: undo a reduction whose every retransmission was D-SACKed, "
+                          "as Linux 6.1 does by default (tcp_dsack = 1; tcp_dsack_set, "
+                          "tcp_check_dsack, tcp_try_undo_dsack)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpLinuxSocket::m_dsack),
+                          MakeBooleanChecker())
             .AddAttribute("Frto",
                           "Detect spurious timeouts by F-RTO, as Linux 6.1 does by default "
                           "(tcp_frto = 2; tcp_process_loss)",
@@ -231,6 +241,8 @@ TcpLinuxSocket::TcpLinuxSocket()
 {
     emusim_rtt_min_reset(&m_rttMin, Simulator::Now().GetNanoSeconds());
     TcpSocketBase::SetRtt(m_linuxRtt);
+    m_tcb->TraceConnectWithoutContext("CongState",
+                                      MakeCallback(&TcpLinuxSocket::CongStateChanged, this));
 }
 
 TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
@@ -255,13 +267,17 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_rack(sock.m_rack),
       m_tlp(sock.m_tlp),
       m_undo(sock.m_undo),
-      m_frtoEnabled(sock.m_frtoEnabled)
+      m_frtoEnabled(sock.m_frtoEnabled),
+      m_dsack(sock.m_dsack)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
+    m_tcb->TraceConnectWithoutContext("CongState",
+                                      MakeCallback(&TcpLinuxSocket::CongStateChanged, this));
 }
 
 TcpLinuxSocket::~TcpLinuxSocket()
 {
+    TcpLostOnlyRetransmission::Set(PeekPointer(m_txBuffer), false);
     ShareFacts(false);
     m_reoEvent.Cancel();
     m_ptoEvent.Cancel();
@@ -363,8 +379,10 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     if (m_rack && GetRetxThresh() != tcp_linux::NO_DUPACK_THRESHOLD)
     {
         // RACK instead (class comment); set here because TcpSocketBase's own ReTxThreshold
-        // attribute is applied after this class's at construction
+        // attribute is applied after this class's at construction. Only what RACK marks lost
+        // is retransmitted (tcp-tx-buffer-marks.h).
         SetRetxThresh(tcp_linux::NO_DUPACK_THRESHOLD);
+        TcpLostOnlyRetransmission::Set(PeekPointer(m_txBuffer), true);
     }
     const bool rtoWasPending = m_retxEvent.IsPending();
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
@@ -391,11 +409,17 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
         it->second.sentUs = NowUs();
         it->second.deliveredAtSend = m_delivered;
         it->second.sendOrder = ++m_sendCount;
-        if (m_retransStampMs == 0 && !m_inProbe)
+        ++m_totalRetrans; // __tcp_retransmit_skb, a probe's too
+        if (!m_inProbe)
         {
-            // tcp_retransmit_skb keeps the first retransmission's timestamp (a probe's is sent
-            // by __tcp_retransmit_skb and keeps none)
-            m_retransStampMs = static_cast<uint32_t>(Simulator::Now().GetMilliSeconds());
+            // tcp_retransmit_skb keeps the first retransmission's timestamp and counts it for
+            // undo (tcp_output.c:3352-3358); a probe is sent by __tcp_retransmit_skb, which
+            // does neither
+            if (m_retransStampMs == 0)
+            {
+                m_retransStampMs = static_cast<uint32_t>(Simulator::Now().GetMilliSeconds());
+            }
+            m_undoRetrans = std::max(m_undoRetrans, 0) + 1;
         }
     }
     // tcp_event_data_sent: lsndtime in jiffies (tcp_output.c)
@@ -419,7 +443,66 @@ TcpLinuxSocket::SendEmptyPacket(uint8_t flags)
     {
         --m_quickAcks; // tcp_event_ack_sent -> tcp_dec_quickack_mode
     }
+    if ((flags & TcpHeader::ACK) && m_dsackPending)
+    {
+        // the D-SACK block goes first, once (tcp_options_write, tcp_output.c:659-676)
+        m_dsackPending = false;
+        ++m_dsacksSent;
+        const TcpOptionSack::SackBlock block{SequenceNumber32(m_dsackStart),
+                                             SequenceNumber32(m_dsackEnd)};
+        WithDuplicateSack(*m_tcb->m_rxBuffer, block, [this, flags]() {
+            TcpSocketBase::SendEmptyPacket(flags);
+        });
+        return;
+    }
     TcpSocketBase::SendEmptyPacket(flags);
+}
+
+uint32_t
+TcpLinuxSocket::GetDsacksSent() const
+{
+    return m_dsacksSent;
+}
+
+void
+TcpLinuxSocket::NoteDuplicate(uint32_t seq, uint32_t end)
+{
+    // tcp_data_queue forgets a D-SACK not yet sent when data comes (tcp_input.c:5169)
+    m_dsackPending = false;
+    const uint32_t rcvNxt = m_tcb->m_rxBuffer->NextRxSequence().GetValue();
+    if (!Before(seq, rcvNxt))
+    {
+        if (!m_dsack || !m_sackEnabled)
+        {
+            return;
+        }
+        // out of order: the part already held, which a SACK block covers
+        // (tcp_data_queue_ofo, :4995-5010)
+        for (const auto& [left, right] : m_tcb->m_rxBuffer->GetSackList())
+        {
+            if (!Before(seq, left.GetValue()) && Before(seq, right.GetValue()))
+            {
+                m_dsackPending = true;
+                m_dsackStart = seq;
+                m_dsackEnd = Before(right.GetValue(), end) ? right.GetValue() : end;
+                return;
+            }
+        }
+        return;
+    }
+    if (!Before(rcvNxt, end))
+    {
+        // old data, all of it: a retransmission the ACK path made necessary; quick ACKs
+        // follow (tcp_data_queue, :5220-5233: tcp_enter_quickack_mode, TCP_MAX_QUICKACKS)
+        IncreaseQuickAcks(ReceiveWindow());
+    }
+    if (m_dsack && m_sackEnabled)
+    {
+        // the old part: all of it (:5226), or the head below rcv_nxt (:5243-5245)
+        m_dsackPending = true;
+        m_dsackStart = seq;
+        m_dsackEnd = Before(rcvNxt, end) ? rcvNxt : end;
+    }
 }
 
 void
@@ -479,6 +562,16 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
         return seg.retransmitted && sawEcho &&
                Before(m_tcb->m_rcvTimestampEchoReply, static_cast<uint32_t>(seg.sentUs / 1000));
     };
+
+    // D-SACK first: tcp_sacktag_write_queue runs before tcp_clean_rtx_queue (tcp_ack)
+    m_ackDsack = false;
+    m_ackDsackTlp = false;
+    m_maxWindow = std::max(m_maxWindow, m_rWnd.Get());
+    if (tcpHeader.HasOption(TcpOption::SACK))
+    {
+        auto sack = DynamicCast<const TcpOptionSack>(tcpHeader.GetOption(TcpOption::SACK));
+        CheckDsack(sack->GetSackList(), ack);
+    }
 
     // cumulatively acknowledged segments (tcp_clean_rtx_queue, tcp_input.c:3336-3396); the
     // scoreboard's lost count before the ACK, less what it acknowledges, for rs->losses
@@ -760,6 +853,42 @@ TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
         m_delAckCount = 0;
         SendEmptyPacket(TcpHeader::ACK);
     }
+}
+
+void
+TcpLinuxSocket::CompleteFork(Ptr<Packet> p,
+                             const TcpHeader& tcpHeader,
+                             const Address& fromAddress,
+                             const Address& toAddress)
+{
+    TcpSocketBase::CompleteFork(p, tcpHeader, fromAddress, toAddress);
+    // the accepting socket (every program's receiver) sees each segment before TcpSocketBase's
+    // ForwardUp, which answers old data ending below rcv_nxt itself (IsValidTcpSegment)
+    if (m_endPoint != nullptr)
+    {
+        m_endPoint->SetRxCallback(
+            MakeCallback(&TcpLinuxSocket::ForwardUpSegment, Ptr<TcpLinuxSocket>(this)));
+    }
+}
+
+void
+TcpLinuxSocket::ForwardUpSegment(Ptr<Packet> packet,
+                                 Ipv4Header header,
+                                 uint16_t port,
+                                 Ptr<Ipv4Interface> incomingInterface)
+{
+    if (m_state == ESTABLISHED || m_state == FIN_WAIT_1 || m_state == FIN_WAIT_2 ||
+        m_state == CLOSE_WAIT)
+    {
+        TcpHeader tcpHeader;
+        const uint32_t headerSize = packet->PeekHeader(tcpHeader);
+        if (packet->GetSize() > headerSize)
+        {
+            const uint32_t seq = tcpHeader.GetSequenceNumber().GetValue();
+            NoteDuplicate(seq, seq + packet->GetSize() - headerSize);
+        }
+    }
+    TcpSocketBase::ForwardUp(packet, header, port, incomingInterface);
 }
 
 void

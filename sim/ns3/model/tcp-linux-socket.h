@@ -13,7 +13,11 @@
 #include "tcp-linux-recovery.h"
 
 #include "ns3/event-id.h"
+#include "ns3/ipv4-end-point.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-interface.h"
 #include "ns3/rtt-estimator.h"
+#include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-socket-base.h"
 
 #include <map>
@@ -157,7 +161,8 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     retransmission lost again is to be sent again). reo_wnd is 0 in Recovery and Loss, and
  *     with reordering (3) segments SACKed; min_rtt / 4 (at most srtt) otherwise
  *     (tcp_rack_reo_wnd, :5-30). The paths here do not reorder, so reord_seen stays 0 and
- *     reo_wnd_steps 1 (D-SACK's widening, tcp_rack_update_reo_wnd, is not modelled).
+ *     reo_wnd_steps 1 (D-SACK's widening, tcp_rack_update_reo_wnd, needs reord_seen: not
+ *     modelled).
  *   - The longest wait left arms the reordering timer, rounded up to jiffies after adding
  *     TCP_TIMEOUT_MIN_US (2 ms) and firing on the tick (:106-110); on expiry the expired
  *     segments are marked lost, recovery entered unless the connection is in it, lost
@@ -170,8 +175,12 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     lost again (:3100-3106). ns-3's own triggers, the third duplicate ACK and RFC 6675's
  *     three SACKed segments above a hole, are off (ReTxThreshold is set out of reach), as
  *     Linux's are with RACK (tcp_time_to_recover, tcp_fastretrans_alert's do_lost).
- *   - Kept from ns-3: entering recovery retransmits the head (TcpSocketBase::EnterRecovery),
- *     a partial ACK in recovery retransmits the next segment, and NextSeg's rule 3.
+ *   - Only what RACK marks lost is retransmitted (tcp_xmit_retransmit_queue): ns-3's
+ *     retransmission of "the next segment" on a partial ACK in recovery and NextSeg's rule 3
+ *     (any segment neither SACKed nor retransmitted, in recovery with nothing new to send) are
+ *     off for this socket's buffer (TcpLostOnlyRetransmission, tcp-tx-buffer-marks.h). Kept
+ *     from ns-3: entering recovery marks the head lost and retransmits it
+ *     (TcpSocketBase::EnterRecovery).
  * - **Tail loss probes** (Tlp, off by default; tcp_early_retrans = 3): in Open (or CWR), with
  *   data outstanding, sending new data or an ACK that acknowledges data arms the probe timer
  *   in the RTO's place: 2 srtt, plus rto_min with one segment out (a delayed ACK) or 2 ms with
@@ -196,9 +205,35 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   no segment stays marked lost and the connection is Open again (tcp_try_undo_loss and
  *   tcp_undo_cwnd_reduction, :2541-2568, 2636-2660; tcp_process_loss, :2905-2913). The stamp is
  *   cleared in Open and Disorder once nothing retransmitted is outstanding (tcp_try_to_open,
- *   :2753-2760). Without D-SACK (tcp_dsack = 0) undo_retrans never returns to 0, so the
- *   timestamp is the only proof; recovery's undos (tcp_try_undo_recovery, _partial, _dsack),
- *   which the emulation's counters show at 0 on the lossy cells, are not modelled.
+ *   :2753-2760). A recovery sets up undo as well (tcp_enter_recovery, :2876-2900, seen on the
+ *   socket's own CongState trace, whoever starts it), with the same proofs: at its end an ACK
+ *   whose echo is older than the first retransmission, or D-SACKs for every retransmission,
+ *   undo it (tcp_try_undo_recovery, :2589-2617, TCPFULLUNDO). tcp_try_undo_partial (a delayed
+ *   original filling the hole mid-recovery) is not modelled: the emulation's counters show
+ *   it at 0 on the lossy cells. A timeout counts as a new episode as tcp_enter_loss does
+ *   (:2166-2168) with D-SACK on; without, as TcpSocketBase recomputes ssthresh, which the
+ *   results of linux-6.1-rack were made with.
+ * - **D-SACK** (Dsack, off by default; tcp_dsack = 1, RFC 2883):
+ *   - as a receiver (the accepting socket, which sees each segment before TcpSocketBase's
+ *     ForwardUp): data wholly below rcv_nxt is reported in a D-SACK block, as is the part below
+ *     rcv_nxt of a segment straddling it, or the part of an out-of-order segment already held
+ *     (tcp_data_queue, tcp_input.c:5215-5245; tcp_data_queue_ofo, :4995-5010). The block goes
+ *     first in the next ACK's SACK option, once (tcp_options_write, tcp_output.c:659-676); new
+ *     data forgets a block not yet sent (:5169).
+ *   - quick ACKs after old data, D-SACK or not: tcp_enter_quickack_mode with TCP_MAX_QUICKACKS
+ *     (:5227-5231).
+ *   - as a sender: the ACK's first block is a D-SACK if it starts below the ACK or lies inside
+ *     the second block (tcp_check_dsack, :1260-1297); it is dubious if longer than any window
+ *     offered or if more segments were D-SACKed than ever retransmitted (tcp_dsack_seen,
+ *     :1009-1045). A good one counts as delivered (sack_delivered), and takes a retransmission
+ *     off undo_retrans, the retransmissions of the episode not yet proven needless
+ *     (tcp_retransmit_skb counts them up, :3356-3358 of tcp_output.c; tcp_sacktag_one and the
+ *     "dumb counting" of forgotten data count them down, :1290-1294, 1365-1369). At 0, in
+ *     Open, Disorder or Recovery, the reduction is undone (tcp_try_undo_dsack, :2620-2633,
+ *     TCPDSACKUNDO), even after the recovery ended: the undo marker stays until an undo or
+ *     the next episode. A D-SACK of a probe ends its episode without a reduction
+ *     (FLAG_DSACK_TLP, :1021-1024, 3808-3810). The D-SACK block is taken out of the header
+ *     before TcpSocketBase's scoreboard sees it: that would mark the head SACKed.
  * - **F-RTO** (Frto, off by default; tcp_frto = 2, RFC 5682 with SACK): a timeout outside fast
  *   recovery starts it, with high_seq at snd_nxt (tcp_enter_loss, tcp_input.c:2185-2195). In
  *   Loss, after the timestamp's undo (above) is tried (tcp_process_loss, :2905-2960): an ACK
@@ -265,6 +300,14 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetLossUndos() const;
     /// @return timeouts F-RTO found spurious (LINUX_MIB_TCPSPURIOUSRTOS)
     uint32_t GetSpuriousRtos() const;
+    /// @return D-SACK blocks received and taken (LINUX_MIB_TCPDSACKRECV + TCPDSACKOFORECV)
+    uint32_t GetDsacksReceived() const;
+    /// @return reductions undone because D-SACKs covered every retransmission (TCPDSACKUNDO)
+    uint32_t GetDsackUndos() const;
+    /// @return fast recoveries undone at their end (LINUX_MIB_TCPFULLUNDO)
+    uint32_t GetFullUndos() const;
+    /// @return D-SACK blocks this socket sent as a receiver (TCPDSACKOLDSENT + TCPDSACKOFOSENT)
+    uint32_t GetDsacksSent() const;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
@@ -272,6 +315,10 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     void SendEmptyPacket(uint8_t flags) override;
     void EstimateRtt(const TcpHeader& tcpHeader) override;
     void ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
+    void CompleteFork(Ptr<Packet> p,
+                      const TcpHeader& tcpHeader,
+                      const Address& fromAddress,
+                      const Address& toAddress) override;
     uint16_t AdvertisedWindowSize(bool scale = true) const override;
     /// ns-3's RTT history is not kept: the samples come from the segments' send times.
     void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override;
@@ -281,6 +328,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
                     const SequenceNumber32& oldHeadSequence,
                     bool receivedData) override;
     void ReTxTimeout() override;
+    void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
 
   private:
     /// A data segment sent and not yet cumulatively acknowledged (the rtx queue's skb).
@@ -374,6 +422,74 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
      * @return whether new data is to go out instead of retransmissions (REXMIT_NEW)
      */
     bool ProcessFrto(bool advanced, bool duplicate);
+    /**
+     * @param state the congestion state to take it in
+     * @return tcp_current_ssthresh, bytes
+     */
+    uint32_t CurrentSsthresh(TcpSocketState::TcpCongState_t state) const;
+    /**
+     * @brief Set the congestion state, telling the congestion control (tcp_set_ca_state).
+     * @param state the new state
+     */
+    void SetCaState(TcpSocketState::TcpCongState_t state);
+    /**
+     * @brief The congestion state changed: on entering recovery, tcp_enter_recovery's undo
+     * set-up (the socket's own trace of TcpSocketState::CongState).
+     * @param previous the state before
+     * @param now the state now
+     */
+    void CongStateChanged(TcpSocketState::TcpCongState_t previous,
+                          TcpSocketState::TcpCongState_t now);
+    /// tcp_init_undo, for a loss episode or a recovery that starts now.
+    void InitUndo();
+    /// @return tcp_may_undo: the undo marker, and D-SACKs for every retransmission or an old echo
+    bool MayUndo() const;
+    /**
+     * @brief tcp_undo_cwnd_reduction: the window through the module's undo_cwnd, the kept
+     * threshold, and the undo marker cleared.
+     * @param unmarkLoss also unmark every segment marked lost
+     */
+    void UndoCwndReduction(bool unmarkLoss);
+    /**
+     * @brief Go to Open, or to Disorder with segments SACKed, lost or retransmitted out
+     * (tcp_try_keep_open / tcp_try_to_open), telling the congestion control.
+     */
+    void KeepOpen();
+    /// @return tcp_try_undo_dsack: undone because D-SACKs covered every retransmission
+    bool TryUndoDsack();
+    /**
+     * @brief Whether the first SACK block is a D-SACK (tcp_check_dsack's test).
+     * @param blocks the ACK's SACK blocks in the order they came
+     * @param ack the ACK's number
+     * @return whether it is
+     */
+    static bool IsDsack(const TcpOptionSack::SackList& blocks, uint32_t ack);
+    /**
+     * @brief tcp_check_dsack and tcp_dsack_seen for the ACK's first SACK block, and the
+     * undo_retrans accounting of tcp_sacktag_one for a D-SACK of a retransmission.
+     * @param blocks the ACK's SACK blocks in the order they came
+     * @param ack the ACK's number
+     */
+    void CheckDsack(const TcpOptionSack::SackList& blocks, uint32_t ack);
+    /**
+     * @brief The receiver's D-SACK for a data segment (tcp_data_queue, tcp_data_queue_ofo).
+     * @param seq the segment's first sequence number
+     * @param end the sequence number after its last byte
+     */
+    void NoteDuplicate(uint32_t seq, uint32_t end);
+
+    /**
+     * @brief A segment from the IP layer: D-SACK and quick ACKs for duplicate data
+     * (NoteDuplicate), then TcpSocketBase::ForwardUp.
+     * @param packet the segment
+     * @param header its IPv4 header
+     * @param port the peer's port
+     * @param incomingInterface the interface it came in on
+     */
+    void ForwardUpSegment(Ptr<Packet> packet,
+                          Ipv4Header header,
+                          uint16_t port,
+                          Ptr<Ipv4Interface> incomingInterface);
 
     /// The segment of m_segments holding a sequence number, or end().
     std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
@@ -433,6 +549,21 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     bool m_ackOrigSackAcked{false};    //!< the ACK: FLAG_ORIG_SACK_ACKED
     bool m_ackDataSacked{false};       //!< the ACK: FLAG_DATA_SACKED
     uint32_t m_spuriousRtos{0};        //!< timeouts F-RTO undid
+    bool m_dsack{false};               //!< D-SACK sent and taken (attribute)
+    bool m_dsackPending{false};        //!< receiver: rx_opt.dsack, a D-SACK block to send
+    uint32_t m_dsackStart{0};          //!< receiver: duplicate_sack[0].start_seq
+    uint32_t m_dsackEnd{0};            //!< receiver: duplicate_sack[0].end_seq
+    uint32_t m_dsacksSent{0};          //!< receiver: D-SACK blocks sent
+    uint32_t m_undoMarkerSeq{0};       //!< undo_marker's value: snd_una when the episode began
+    int32_t m_undoRetrans{-1};         //!< undo_retrans: retransmissions not yet D-SACKed
+    uint32_t m_totalRetrans{0};        //!< total_retrans: segments retransmitted, probes too
+    uint32_t m_dsackDups{0};           //!< dsack_dups: segments D-SACKed so far
+    uint32_t m_maxWindow{0};           //!< max_window: the largest window the peer offered
+    bool m_ackDsack{false};            //!< the ACK: FLAG_DSACKING_ACK
+    bool m_ackDsackTlp{false};         //!< the ACK: FLAG_DSACK_TLP
+    uint32_t m_dsacksReceived{0};      //!< D-SACK blocks taken
+    uint32_t m_dsackUndos{0};          //!< TCPDSACKUNDO
+    uint32_t m_fullUndos{0};           //!< TCPFULLUNDO
 };
 
 } // namespace ns3

@@ -37,6 +37,7 @@
  */
 
 #include "ns3-hot-paths-mode.h"
+#include "tcp-tx-buffer-marks.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
@@ -269,6 +270,10 @@ bool
 TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRecovery) const
 {
     static const auto original = reinterpret_cast<NextSegFn>(Original(kNextSegSymbol));
+    if (isRecovery && TcpLostOnlyRetransmission::IsOn(this))
+    {
+        isRecovery = false; // no rule (3): a modelling choice, tcp-tx-buffer-marks.h
+    }
     if (CurrentMode() == Mode::kNs3)
     {
         return original(this, seq, seqHigh, isRecovery);
@@ -620,6 +625,10 @@ TcpTxBuffer::IsRetransmittedDataAcked(const SequenceNumber32& ack) const
     // duplicate ACK that is the head.
     static const auto original =
         reinterpret_cast<IsRetransmittedDataAckedFn>(Original(kIsRetransmittedDataAckedSymbol));
+    if (TcpLostOnlyRetransmission::IsOn(this))
+    {
+        return true; // a modelling choice, not ns-3's answer: tcp-tx-buffer-marks.h
+    }
     if (CurrentMode() == Mode::kNs3)
     {
         return original(this, ack);

@@ -13,6 +13,7 @@
 #include "ns3/tcp-tx-item.h"
 
 #include <list>
+#include <unordered_set>
 
 namespace ns3
 {
@@ -134,6 +135,36 @@ MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
         return TcpTxLossMark::LOST;
     }
     return TcpTxLossMark::NONE;
+}
+
+namespace
+{
+/// The buffers that retransmit only segments marked lost (a simulation runs on one thread)
+std::unordered_set<const TcpTxBuffer*>&
+LostOnly()
+{
+    static std::unordered_set<const TcpTxBuffer*> buffers;
+    return buffers;
+}
+} // namespace
+
+void
+TcpLostOnlyRetransmission::Set(const TcpTxBuffer* buffer, bool on)
+{
+    if (on)
+    {
+        LostOnly().insert(buffer);
+    }
+    else
+    {
+        LostOnly().erase(buffer);
+    }
+}
+
+bool
+TcpLostOnlyRetransmission::IsOn(const TcpTxBuffer* buffer)
+{
+    return !LostOnly().empty() && LostOnly().count(buffer) > 0;
 }
 
 uint32_t

@@ -68,6 +68,39 @@ TcpTxLossMark MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start);
  */
 uint32_t UnmarkAllLost(TcpTxBuffer& buffer);
 
+/**
+ * @brief Buffers whose connection retransmits only segments marked lost, as Linux with RACK
+ * does (tcp_xmit_retransmit_queue sends only TCPCB_LOST segments; tcp_fastretrans_alert ignores
+ * do_lost under RACK, tcp_input.c:3097-3110).
+ *
+ * ns-3 3.44 has two more retransmissions, which these buffers do without:
+ * - NextSeg's rule (3): in recovery with no unsent data, the first segment neither SACKed nor
+ *   retransmitted, whether or not anything says it is lost. emusim's NextSeg
+ *   (tcp-tx-buffer-hot-paths.cc) takes the call as if not in recovery.
+ * - the partial ACK's "assume the next segment is lost" (ProcessAck's partial-ACK branch),
+ *   unless IsRetransmittedDataAcked(ACK + one segment) says it was already retransmitted.
+ *   emusim's IsRetransmittedDataAcked answers "yes". Its other caller sets
+ *   TcpSocketState::m_isRetransDataAcked, which only ns-3's TcpPrrRecovery reads (not
+ *   TcpLinuxPrrRecovery).
+ * Both calls reach emusim's definitions through the wheel's PLT (docs/ns3-hot-paths.md).
+ */
+class TcpLostOnlyRetransmission
+{
+  public:
+    /**
+     * @brief Add a buffer, or take it out.
+     * @param buffer the buffer
+     * @param on whether it retransmits only segments marked lost
+     */
+    static void Set(const TcpTxBuffer* buffer, bool on);
+
+    /**
+     * @param buffer a buffer
+     * @return whether it retransmits only segments marked lost
+     */
+    static bool IsOn(const TcpTxBuffer* buffer);
+};
+
 } // namespace ns3
 
 #endif // EMUSIM_TCP_TX_BUFFER_MARKS_H

@@ -193,16 +193,15 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
         ),
         "loss recovery": Mapping(
             (
-                _sysctl("net.ipv4.tcp_recovery", "0"),
-                _sysctl("net.ipv4.tcp_early_retrans", "0"),
-                _sysctl("net.ipv4.tcp_frto", "0"),
-                _sysctl("net.ipv4.tcp_dsack", "0"),
+                _sysctl("net.ipv4.tcp_recovery", "1"),
+                _sysctl("net.ipv4.tcp_early_retrans", "3"),
+                _sysctl("net.ipv4.tcp_frto", "2"),
+                _sysctl("net.ipv4.tcp_dsack", "1"),
             ),
-            False,
-            "Linux's PRR with SACK, as ns-3's TcpLinuxPrrRecovery computes it; RACK, tail loss "
-            "probes, F-RTO and D-SACK (on by default) are off because the ns-3 model has none "
-            "of them yet. Linux's SACK scoreboard and its undo of spurious reductions remain "
-            "its own",
+            True,
+            "Linux's defaults, set explicitly: RACK-TLP, F-RTO, D-SACK and the undo of spurious "
+            "reductions, then PRR with SACK, each as ns-3's TcpLinuxSocket and "
+            "TcpLinuxPrrRecovery run it (docs/linux-cc.md)",
         ),
         "minimum RTO": Mapping(
             (Setting("route", "rto_min", "200ms"),), True, "per-route rto_min (the default)"
@@ -287,22 +286,37 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
 that name (a test checks it) plus what ns-3 or 2.2 lacked; ``linux-default`` is the kernel as
 shipped."""
 
-LINUX_TCP["linux-6.1-rack"] = {
-    **LINUX_TCP["linux-6.1"],
-    "loss recovery": Mapping(
-        (
-            _sysctl("net.ipv4.tcp_recovery", "1"),
-            _sysctl("net.ipv4.tcp_early_retrans", "3"),
-            _sysctl("net.ipv4.tcp_frto", "0"),
-            _sysctl("net.ipv4.tcp_dsack", "0"),
+def _linux_6_1_with(recovery: str, early_retrans: str, note: str) -> dict[str, Mapping]:
+    """linux-6.1 with F-RTO and D-SACK off, RACK (tcp_recovery) and tail loss probes
+    (tcp_early_retrans) as given: the ablation steps of its loss recovery."""
+    return {
+        **LINUX_TCP["linux-6.1"],
+        "loss recovery": Mapping(
+            (
+                _sysctl("net.ipv4.tcp_recovery", recovery),
+                _sysctl("net.ipv4.tcp_early_retrans", early_retrans),
+                _sysctl("net.ipv4.tcp_frto", "0"),
+                _sysctl("net.ipv4.tcp_dsack", "0"),
+            ),
+            True,
+            note,
         ),
-        False,
-        "RACK and tail loss probes on (tcp_recovery = 1, tcp_early_retrans = 3: the "
-        "defaults), as ns-3's TcpLinuxSocket runs them (Rack, Tlp); F-RTO and D-SACK still "
-        "off, because the ns-3 model has neither yet",
-    ),
-}
-"""linux-6.1 with RACK-TLP on (config/tcp_profiles.yaml, ``linux-6.1-rack``)."""
+    }
+
+
+LINUX_TCP["linux-6.1-rack"] = _linux_6_1_with(
+    "1",
+    "3",
+    "RACK and tail loss probes on (their defaults), as ns-3's TcpLinuxSocket runs them "
+    "(Rack, Tlp, Undo); F-RTO and D-SACK off on both sides",
+)
+LINUX_TCP["linux-6.1-classic"] = _linux_6_1_with(
+    "0",
+    "0",
+    "RACK, tail loss probes, F-RTO and D-SACK off: loss found by duplicate ACKs, SACK and the "
+    "timer alone, as ns-3's TcpLinuxSocket runs without them",
+)
+"""The ablation steps of linux-6.1's loss recovery (config/tcp_profiles.yaml)."""
 
 MININET_PROFILES = tuple(LINUX_TCP)
 
@@ -322,6 +336,7 @@ RECORDED_SYSCTLS = (
     "net.ipv4.tcp_recovery",
     "net.ipv4.tcp_early_retrans",
     "net.ipv4.tcp_frto",
+    "net.ipv4.tcp_dsack",
     "net.ipv4.tcp_no_metrics_save",
 )
 """Read back in the sender's namespace and recorded in every run's provenance."""

@@ -111,8 +111,20 @@ def test_every_linux_6_1_parameter_has_a_linux_mapping():
     assert mapped - params == {"features ns-3 lacks"}
     setup = tcp_setup("linux-6.1")
     assert setup.sysctls["net.ipv4.tcp_congestion_control"] == "cubic"
-    # RACK, TLP, F-RTO off: ns-3 3.44 has none of them
-    assert setup.sysctls["net.ipv4.tcp_recovery"] == setup.sysctls["net.ipv4.tcp_frto"] == "0"
+    # Linux's own defaults (include/net/tcp.h, tcp_ipv4.c:3330-3340), as ns-3's TcpLinuxSocket
+    # runs them; the ablation steps switch them off
+    shipped = {"tcp_recovery": "1", "tcp_early_retrans": "3", "tcp_frto": "2", "tcp_dsack": "1"}
+    assert {k: setup.sysctls[f"net.ipv4.{k}"] for k in shipped} == shipped
+    off = {k: "0" for k in shipped}
+    classic = tcp_setup("linux-6.1-classic").sysctls
+    assert {k: classic[f"net.ipv4.{k}"] for k in shipped} == off
+    rack = tcp_setup("linux-6.1-rack").sysctls
+    assert {k: rack[f"net.ipv4.{k}"] for k in shipped} == {
+        **shipped,
+        **off,
+        "tcp_recovery": "1",
+        "tcp_early_retrans": "3",
+    }
     # 4 MiB buffer, half offered = the ns-3 profile's 2 MiB receive buffer
     assert setup.sysctls["net.ipv4.tcp_rmem"].split()[2] == str(2 * 2097152)
     assert setup.route == {"rto_min": "200ms", "initcwnd": "10"}
