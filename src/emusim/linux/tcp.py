@@ -286,6 +286,7 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
 that name (a test checks it) plus what ns-3 or 2.2 lacked; ``linux-default`` is the kernel as
 shipped."""
 
+
 def _linux_6_1_with(recovery: str, early_retrans: str, note: str) -> dict[str, Mapping]:
     """linux-6.1 with F-RTO and D-SACK off, RACK (tcp_recovery) and tail loss probes
     (tcp_early_retrans) as given: the ablation steps of its loss recovery."""
