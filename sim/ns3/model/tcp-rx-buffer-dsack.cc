@@ -1,30 +1,21 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * The SACK list is reached as tcp-tx-buffer-marks.cc reaches the sender's marks: C++ checks no
- * access in an explicit template instantiation ([temp.explicit]/12), so instantiating a template
- * with a pointer to the private member hands it out through a friend function. The member is
- * that of the wheel's tcp-rx-buffer.h (3.44); a renamed member is a compile error here.
+ * The SACK list is the private member of the wheel's tcp-rx-buffer.h (3.44), reached as
+ * private-member.h says.
  */
 
 #include "tcp-rx-buffer-dsack.h"
+
+#include "private-member.h"
 
 #include "ns3/abort.h"
 
 namespace ns3
 {
-namespace
+// the tags live beside MemberOf, whose friend get() they declare (private-member.h)
+namespace private_member
 {
-
-/// Hands out the member pointer M through get(Tag).
-template <typename Tag, typename Tag::type M>
-struct MemberOf
-{
-    friend typename Tag::type get(Tag)
-    {
-        return M;
-    }
-};
 
 struct SackListOf
 {
@@ -34,14 +25,14 @@ struct SackListOf
 
 template struct MemberOf<SackListOf, &TcpRxBuffer::m_sackList>;
 
-} // namespace
+} // namespace private_member
 
 void
 WithDuplicateSack(TcpRxBuffer& buffer,
                   const TcpOptionSack::SackBlock& block,
                   const std::function<void()>& send)
 {
-    TcpOptionSack::SackList& list = buffer.*get(SackListOf{});
+    TcpOptionSack::SackList& list = buffer.*get(private_member::SackListOf{});
     list.push_front(block);
     send();
     NS_ABORT_MSG_IF(list.empty() || list.front() != block,

@@ -1,14 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * How the private marks are reached: C++ checks no access in an explicit template
- * instantiation ([temp.explicit]/12), so instantiating a template with a pointer to a private
- * member hands that pointer out through a friend function of the instantiation. The members
- * are those of the wheel's tcp-tx-buffer.h and tcp-tx-item.h (3.44, docs/ns3-hot-paths.md);
- * a renamed member is a compile error here, not a wrong result.
+ * The private marks are those of the wheel's tcp-tx-buffer.h and tcp-tx-item.h (3.44), reached
+ * as private-member.h says.
  */
 
 #include "tcp-tx-buffer-marks.h"
+
+#include "private-member.h"
 
 #include "ns3/tcp-tx-item.h"
 
@@ -17,18 +16,9 @@
 
 namespace ns3
 {
-namespace
+// the tags live beside MemberOf, whose friend get() they declare (private-member.h)
+namespace private_member
 {
-
-/// Hands out the member pointer M through get(Tag).
-template <typename Tag, typename Tag::type M>
-struct MemberOf
-{
-    friend typename Tag::type get(Tag)
-    {
-        return M;
-    }
-};
 
 struct SentList
 {
@@ -80,22 +70,22 @@ template struct MemberOf<ItemPacket, &TcpTxItem::m_packet>;
 template struct MemberOf<ItemLost, &TcpTxItem::m_lost>;
 template struct MemberOf<ItemSacked, &TcpTxItem::m_sacked>;
 
-} // namespace
+} // namespace private_member
 
 std::vector<TcpTxSegmentMarks>
 GetSentMarks(const TcpTxBuffer& buffer)
 {
     std::vector<TcpTxSegmentMarks> marks;
-    const auto& sent = buffer.*get(SentList());
+    const auto& sent = buffer.*get(private_member::SentList());
     marks.reserve(sent.size());
     for (const TcpTxItem* item : sent)
     {
-        const uint32_t start = (item->*get(ItemStart())).GetValue();
+        const uint32_t start = (item->*get(private_member::ItemStart())).GetValue();
         marks.push_back({start,
-                         start + (item->*get(ItemPacket()))->GetSize(),
-                         item->*get(ItemLost()),
+                         start + (item->*get(private_member::ItemPacket()))->GetSize(),
+                         item->*get(private_member::ItemLost()),
                          item->m_retrans,
-                         item->*get(ItemSacked())});
+                         item->*get(private_member::ItemSacked())});
     }
     return marks;
 }
@@ -103,10 +93,10 @@ GetSentMarks(const TcpTxBuffer& buffer)
 TcpTxLossMark
 MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
 {
-    auto& sent = buffer.*get(SentList());
+    auto& sent = buffer.*get(private_member::SentList());
     for (TcpTxItem* item : sent)
     {
-        const uint32_t itemStart = (item->*get(ItemStart())).GetValue();
+        const uint32_t itemStart = (item->*get(private_member::ItemStart())).GetValue();
         if (itemStart != start)
         {
             if (static_cast<int32_t>(itemStart - start) > 0)
@@ -115,23 +105,23 @@ MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
             }
             continue;
         }
-        const uint32_t size = (item->*get(ItemPacket()))->GetSize();
-        if (item->*get(ItemSacked()))
+        const uint32_t size = (item->*get(private_member::ItemPacket()))->GetSize();
+        if (item->*get(private_member::ItemSacked()))
         {
             return TcpTxLossMark::NONE;
         }
-        if (item->*get(ItemLost()))
+        if (item->*get(private_member::ItemLost()))
         {
             if (!item->m_retrans)
             {
                 return TcpTxLossMark::NONE;
             }
             item->m_retrans = false; // lost again: to be retransmitted again
-            buffer.*get(RetransOut()) -= size;
+            buffer.*get(private_member::RetransOut()) -= size;
             return TcpTxLossMark::LOST_RETRANSMIT;
         }
-        item->*get(ItemLost()) = true;
-        buffer.*get(LostOut()) += size;
+        item->*get(private_member::ItemLost()) = true;
+        buffer.*get(private_member::LostOut()) += size;
         return TcpTxLossMark::LOST;
     }
     return TcpTxLossMark::NONE;
@@ -171,15 +161,15 @@ uint32_t
 UnmarkAllLost(TcpTxBuffer& buffer)
 {
     uint32_t unmarked = 0;
-    for (TcpTxItem* item : buffer.*get(SentList()))
+    for (TcpTxItem* item : buffer.*get(private_member::SentList()))
     {
-        if (item->*get(ItemLost()))
+        if (item->*get(private_member::ItemLost()))
         {
-            item->*get(ItemLost()) = false;
+            item->*get(private_member::ItemLost()) = false;
             ++unmarked;
         }
     }
-    buffer.*get(LostOut()) = 0;
+    buffer.*get(private_member::LostOut()) = 0;
     return unmarked;
 }
 

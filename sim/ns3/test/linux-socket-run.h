@@ -98,18 +98,8 @@ class AckDropper : public ErrorModel
   private:
     bool DoCorrupt(Ptr<Packet> p) override
     {
-        Ptr<Packet> c = p->Copy();
-        PppHeader ppp;
-        c->RemoveHeader(ppp);
-        Ipv4Header ip;
-        c->RemoveHeader(ip);
-        if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
-        {
-            return false;
-        }
         TcpHeader tcp;
-        c->RemoveHeader(tcp);
-        return m_acks.erase(tcp.GetAckNumber().GetValue()) > 0;
+        return TcpHeaderOf(p, tcp) >= 0 && m_acks.erase(tcp.GetAckNumber().GetValue()) > 0;
     }
 
     void DoReset() override

@@ -59,15 +59,13 @@ struct TwoHostLink
 };
 
 /**
- * @brief Which data segment a packet on the link carries (an error model's view: PPP, IPv4,
- * TCP), counting full segments of `mss` bytes from 1 after the SYN.
+ * @brief The TCP header of a packet on the link (an error model's view: PPP, IPv4, TCP).
  * @param p the packet
- * @param mss the segment size, bytes
- * @param segment set to the 1-based segment number when it carries data
- * @return whether it is a TCP segment with data
+ * @param tcp set to its TCP header
+ * @return its TCP payload, bytes, or -1 when it is not a TCP segment
  */
-inline bool
-DataSegmentOf(Ptr<const Packet> p, uint32_t mss, uint32_t& segment)
+inline int64_t
+TcpHeaderOf(Ptr<const Packet> p, TcpHeader& tcp)
 {
     Ptr<Packet> c = p->Copy();
     PppHeader ppp;
@@ -76,11 +74,25 @@ DataSegmentOf(Ptr<const Packet> p, uint32_t mss, uint32_t& segment)
     c->RemoveHeader(ip);
     if (ip.GetProtocol() != TcpL4Protocol::PROT_NUMBER)
     {
-        return false;
+        return -1;
     }
-    TcpHeader tcp;
     c->RemoveHeader(tcp);
-    if (c->GetSize() == 0)
+    return c->GetSize();
+}
+
+/**
+ * @brief Which data segment a packet on the link carries, counting full segments of `mss`
+ * bytes from 1 after the SYN.
+ * @param p the packet
+ * @param mss the segment size, bytes
+ * @param segment set to the 1-based segment number when it carries data
+ * @return whether it is a TCP segment with data
+ */
+inline bool
+DataSegmentOf(Ptr<const Packet> p, uint32_t mss, uint32_t& segment)
+{
+    TcpHeader tcp;
+    if (TcpHeaderOf(p, tcp) <= 0)
     {
         return false;
     }
