@@ -149,15 +149,16 @@ struct RackRun
     bool lossState{false}; //!< the sender went through CA_LOSS (a retransmission timeout)
     Time lossAt;           //!< when it first entered CA_LOSS
     Ptr<TcpLinuxSocket> socket;
-    Ptr<AckBlackout> blackout;   //!< ACKs dropped until the timeout
-    Ptr<AckDropper> ackDropper;  //!< or chosen ACKs dropped
-    bool dsack{false};           //!< D-SACK on both ends
-    Time laterWriteAt;           //!< when the application writes again (0: never) ...
-    uint32_t laterSegments{0};   //!< ... this many segments
-    Time spikeFrom{Time::Max()}; //!< the link's delay becomes spikeDelay from then ...
-    Time spikeUntil;             //!< ... until then (20 ms again)
-    Time spikeDelay;             //!< the delay meanwhile
-    bool timestamps{true};       //!< the timestamp option on both ends
+    Ptr<AckBlackout> blackout;     //!< ACKs dropped until the timeout
+    Ptr<AckDropper> ackDropper;    //!< or chosen ACKs dropped
+    bool dsack{false};             //!< D-SACK on both ends
+    uint32_t windowGrowthLimit{0}; //!< the receiver's WindowGrowthLimit, bytes (0: none)
+    Time laterWriteAt;             //!< when the application writes again (0: never) ...
+    uint32_t laterSegments{0};     //!< ... this many segments
+    Time spikeFrom{Time::Max()};   //!< the link's delay becomes spikeDelay from then ...
+    Time spikeUntil;               //!< ... until then (20 ms again)
+    Time spikeDelay;               //!< the delay meanwhile
+    bool timestamps{true};         //!< the timestamp option on both ends
     std::vector<std::pair<Time, uint32_t>> cwnd;     //!< the window's changes, bytes
     std::vector<std::pair<Time, uint32_t>> ssthresh; //!< the threshold's changes, bytes
 
@@ -297,6 +298,8 @@ struct RackRun
         Config::SetDefault("ns3::TcpLinuxSocket::Undo", BooleanValue(undo));
         Config::SetDefault("ns3::TcpLinuxSocket::Frto", BooleanValue(frto));
         Config::SetDefault("ns3::TcpLinuxSocket::Dsack", BooleanValue(dsack));
+        Config::SetDefault("ns3::TcpLinuxSocket::WindowGrowthLimit",
+                           UintegerValue(windowGrowthLimit));
         Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
 
         Ptr<ErrorModel> reverse = blackout;

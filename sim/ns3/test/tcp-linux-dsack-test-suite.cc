@@ -183,6 +183,56 @@ class DsackUndoTestCase : public TestCase
     }
 };
 
+/**
+ * Quick ACKs after old data: the receiver's window does not grow here (WindowGrowthLimit 1 byte:
+ * rcv_ssthresh starts at 65535, above it), so once the first data's 16 quick ACKs are spent it
+ * acknowledges every second segment. Segment 60 of 300 is delayed 30 ms, RACK resends it, the
+ * original fills the hole first and the resend arrives as old data: tcp_data_queue answers it
+ * with tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS) (tcp_input.c:5227-5231), min(16, rcv_wnd /
+ * (2 rcv_mss)) = min(16, 65535 / 2896) = 16 credits, one spent on the duplicate's own ACK, so
+ * each of the next 15 segments is acknowledged alone: 15 ACKs in a row each one segment beyond
+ * the one before. The ACKs just before it came every second segment.
+ */
+class QuickAckAfterOldDataTestCase : public TestCase
+{
+  public:
+    QuickAckAfterOldDataTestCase()
+        : TestCase("Old data: the next 15 segments are acknowledged one by one (quick ACKs)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        drop->m_delays = {{60, MilliSeconds(30)}};
+        RackRun run;
+        run.dsack = true; // to find the duplicate's ACK by its block
+        run.windowGrowthLimit = 1;
+        run.Go(drop, 300, true, true, true);
+
+        NS_TEST_ASSERT_MSG_EQ(run.SendsOf(60).size(), 2, "segment 60 resent");
+        const auto dup = std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
+            return !a.sack.empty() && a.sack[0].first == 1 + 59 * MSS &&
+                   a.sack[0].second == 1 + 60 * MSS;
+        });
+        NS_TEST_ASSERT_MSG_EQ((dup != run.acks.end()), true, "the duplicate's ACK");
+        NS_TEST_ASSERT_MSG_GT(dup - run.acks.begin(), 2, "ACKs before it");
+        NS_TEST_ASSERT_MSG_GT(run.acks.end() - dup, 16, "ACKs after it");
+        NS_TEST_EXPECT_MSG_EQ((dup - 1)->ack - (dup - 2)->ack,
+                              2 * MSS,
+                              "every second segment before");
+        for (int i = 1; i <= 15; ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ((dup + i)->ack - (dup + i - 1)->ack,
+                                  MSS,
+                                  "quick ACK " << i << " acknowledges one segment");
+        }
+        NS_TEST_EXPECT_MSG_EQ((dup + 16)->ack - (dup + 15)->ack, 2 * MSS, "then every second");
+        run.Done();
+    }
+};
+
 /// TestSuite emusim-tcp-linux-dsack.
 class TcpLinuxDsackTestSuite : public TestSuite
 {
@@ -192,6 +242,7 @@ class TcpLinuxDsackTestSuite : public TestSuite
     {
         AddTestCase(new DsackProbeTestCase, Duration::QUICK);
         AddTestCase(new DsackUndoTestCase, Duration::QUICK);
+        AddTestCase(new QuickAckAfterOldDataTestCase, Duration::QUICK);
     }
 };
 
