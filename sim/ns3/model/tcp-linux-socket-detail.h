@@ -3,7 +3,7 @@
  *
  * What TcpLinuxSocket's two source files share: sequence order and the constants of its loss
  * rules (tcp-linux-socket.cc: measurement and the receiver; tcp-linux-socket-loss.cc: RACK,
- * tail loss probes, undo and F-RTO).
+ * tail loss probes, F-RTO, D-SACK and undo).
  */
 
 #ifndef EMUSIM_TCP_LINUX_SOCKET_DETAIL_H

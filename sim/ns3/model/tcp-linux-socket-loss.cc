@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * TcpLinuxSocket's loss detection and timers as Linux 6.1 has them: RACK (tcp_recovery.c), tail
- * loss probes, the undo of a spurious timeout and F-RTO (tcp_input.c, tcp_output.c);
+ * loss probes, F-RTO, D-SACK and the undos (tcp_input.c, tcp_output.c);
  * tcp-linux-socket.h states each rule with its source.
  */
 
