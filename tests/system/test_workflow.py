@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -286,3 +287,56 @@ def test_the_multiflow_study(workdir):
     numbers = (quick / "paper" / "generated" / "numbers.tex").read_text()
     assert r"\newcommand{\MultiflowDynamicIFastAlpha}{100}" in numbers
     assert (quick / "paper" / "build" / "paper.pdf").stat().st_size > 50_000
+
+
+def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
+    """docs/archive.md: a run in the archive is written from there, without its program, while
+    its command is the one the workflow would run; any other command simulates it again."""
+    relative = "ns3/multiflow-dynamic-i/linux-6.1-wan/variant=vegas/run1.json"
+    result = workdir / "scales/quick/results" / relative
+    made = json.loads(result.read_text())
+    env = dict(os.environ, EMUSIM_ROOT=str(workdir))
+
+    def archive(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "emusim.archive", *args],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    # the copy is no git checkout: its runs say so, and the archive refuses them
+    refused = archive("add", str(result))
+    assert refused.returncode == 1 and "git_revision is 'unknown'" in refused.stderr
+    made["provenance"]["git_revision"] = "0000000"
+    result.write_text(json.dumps(made))
+    assert archive("add", str(result)).returncode == 0
+    kept = workdir / "data/archive/quick" / relative
+    # a marker metric, so that a restored result is told from a simulated one
+    marked = json.loads(kept.read_text())
+    marked["metrics"]["goodput_Bps"] += 1
+    kept.write_text(json.dumps(marked))
+    result.unlink()
+    try:
+        jobs = _planned_jobs(snakemake(workdir, result.relative_to(workdir).as_posix(), "-n"))
+        assert jobs == {"ns3_restore": 1, "total": 1}, jobs
+        snakemake(workdir, result.relative_to(workdir).as_posix())
+        restored = json.loads(result.read_text())
+        assert restored["metrics"]["goodput_Bps"] == made["metrics"]["goodput_Bps"] + 1
+        assert restored["provenance"]["archive"]["path"] == f"data/archive/quick/{relative}"
+        # another seed is another command: simulated, and the log says why
+        marked["provenance"]["command"] = [
+            "--seed=1" if arg.startswith("--seed=") else arg
+            for arg in marked["provenance"]["command"]
+        ]
+        kept.write_text(json.dumps(marked))
+        result.unlink()
+        proc = snakemake(workdir, result.relative_to(workdir).as_posix(), "-n")
+        assert _planned_jobs(proc) == {"ns3_run": 1, "total": 1}
+        assert "provenance.command differs" in proc.stderr
+    finally:
+        shutil.rmtree(workdir / "data/archive/quick")
+        snakemake(workdir, result.relative_to(workdir).as_posix())
+    assert json.loads(result.read_text())["metrics"] == made["metrics"]

@@ -3,6 +3,7 @@
 import json
 import math
 import os
+import sys
 from pathlib import Path
 from glob import glob
 
@@ -14,6 +15,7 @@ from emusim.linux import dropper as linux_dropper
 from emusim.linux import tcp as linux_tcp
 from emusim.backends.ns3 import build as ns3build
 from emusim.backends.ns3 import command as ns3mod
+from emusim import archive as run_archive
 from emusim import profiles as tcp_profiles
 from emusim import scenario as sc
 from emusim import studies
@@ -631,6 +633,26 @@ def _measured_delay_us():
     path = f"{RESULTS}/delay/one_way_delay.json"
     with open(path) as f:
         return json.load(f)["one_way_delay_us"]
+
+
+def _ns3_archived(wildcards):
+    """The archived run that rule ns3_restore writes for this run, when the archive holds one
+    made by the command ns3_run would run now (docs/archive.md); otherwise a path that does
+    not exist, so that ns3_run simulates it. A run whose command needs the measured delay is
+    simulated while that delay is not yet measured."""
+    w = wildcards
+    relative = run_path("", "ns3", w.scenario, w.profile, w.point, int(w.rep))
+    missing = f"{PREFIX}logs/not-archived/{relative}"
+    if not config.get("archive"):
+        return missing
+    archived = run_archive.archive_path(config["archive"], SCALE, relative)
+    delay_known = all(os.path.exists(p) for p in _ns3_delay_input(wildcards))
+    if not (archived.exists() and delay_known):
+        return missing
+    ok, why = run_archive.matches(archived, _ns3_run(wildcards)["cmd"])
+    if not ok:
+        print(f"archive not used: {why}", file=sys.stderr)
+    return str(archived) if ok else missing
 
 
 def _ns3_run(wildcards):

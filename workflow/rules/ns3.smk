@@ -43,6 +43,24 @@ rule ns3_run:
         " -- {params.run[cmd]:q} 2> {log:q}"
 
 
+# A run the archive holds, made by the very command ns3_run would run, is written from there
+# (docs/archive.md); every other run is simulated. No program is needed to restore one.
+ruleorder: ns3_restore > ns3_run
+
+
+rule ns3_restore:
+    input:
+        _ns3_archived,
+    output:
+        f"{RESULTS}/ns3/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.json",
+    log:
+        f"{PREFIX}logs/ns3/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.log",
+    conda:
+        "../envs/emusim.yaml"
+    shell:
+        "python -m emusim.archive restore {input:q} {output:q} 2> {log:q}"
+
+
 rule ns3_collect:
     input:
         runs=lambda wc: ns3_run_paths(wc.scenario),

@@ -1,0 +1,191 @@
+"""The run archive: long runs kept in the repository, so a study resumes on any machine.
+
+    python -m emusim.archive add RESULTS/ns3/SCENARIO/PROFILE/POINT/runK.json ...
+    python -m emusim.archive list
+    python -m emusim.archive restore ARCHIVED.json OUT.json
+
+A paper-scale multi-flow run costs up to hours of CPU (docs/multiflow.md, "Cost"), more than a
+session of work on a machine that may not be there tomorrow. A finished run's JSON is copied
+into `data/archive/SCALE/` under its path below the results directory and committed; the
+workflow's rule `ns3_restore` then writes that run's result from the archive instead of
+simulating it again, but only while the archived run's command line is exactly the one the
+workflow would run now (same program, scenario, point, profile, seed; `matches`). A changed
+scenario or profile therefore reruns by itself. What the key does not see is a change to the
+ns-3 model's code with the command unchanged: whoever changes a model that an archived workload
+runs removes those runs (`git rm`), as docs/archive.md says. Each archived run keeps the git
+revision it was made at, its cost (the job's benchmark) and, once restored, the archive file it
+came from (`provenance.archive`), so the paper and the tables can say where a number came from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from emusim.paths import scale_prefix
+from emusim.runjson import RunSchemaError, validate_run, write_atomically
+
+ARCHIVE_DIR = Path("data/archive")
+"""Where archived runs live, relative to the repository (config `archive`)."""
+
+ARCHIVED_BACKENDS = ("ns3",)
+"""The backends whose runs the workflow can restore: one JSON per run, its command recorded."""
+
+
+class ArchiveError(ValueError):
+    """A run that cannot be archived or restored; the message names the file, key and value."""
+
+
+def archive_path(archive_dir: str | Path, scale: str, results_relative: str | Path) -> Path:
+    """Where the run at `results_relative` (its path below the results directory, e.g.
+    ns3/SCENARIO/PROFILE/POINT/run1.json) is archived for `scale`."""
+    return Path(archive_dir) / scale / results_relative
+
+
+def _load(path: Path) -> dict:
+    try:
+        run = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ArchiveError(f"{path}: not a readable run JSON: {err}") from err
+    try:
+        validate_run(run, str(path))
+    except RunSchemaError as err:
+        raise ArchiveError(str(err)) from err
+    return run
+
+
+def matches(archived: str | Path, command: list[str]) -> tuple[bool, str]:
+    """Whether the archived run at `archived` was made by exactly `command`, and if not why
+    (for the workflow's log). A missing file is no match."""
+    path = Path(archived)
+    if not path.exists():
+        return False, f"{path}: not archived"
+    run = _load(path)
+    made_by = run["provenance"].get("command")
+    if made_by != list(command):
+        return False, f"{path}: provenance.command differs from the command the workflow runs now"
+    if run["status"] != "ok":
+        return False, f"{path}: status {run['status']!r}, not 'ok'"
+    return True, f"{path}: archived at {run['provenance'].get('git_revision')}"
+
+
+def _benchmark(tsv: Path) -> dict | None:
+    """The job's cost from Snakemake's benchmark file (wall s, CPU s, peak memory MB)."""
+    if not tsv.exists():
+        return None
+    with tsv.open() as f:
+        row = next(csv.DictReader(f, delimiter="\t"), None)
+    if row is None:
+        return None
+    keys = {"s": "wall_s", "cpu_time": "cpu_s", "max_rss": "max_rss_MB"}
+    return {
+        name: round(float(row[k]), 2)
+        for k, name in keys.items()
+        if row.get(k) not in (None, "", "-")
+    }
+
+
+def add(run_file: Path, archive_dir: Path = ARCHIVE_DIR, repo: Path = Path(".")) -> Path:
+    """Copy a finished run into the archive (its cost added from the job's benchmark file);
+    return where it went. Refuses a run that is not ok, was made outside a git checkout, or
+    would replace a different archived run."""
+    run_file = Path(run_file)
+    run = _load(run_file)
+    prov = run["provenance"]
+    where = f"{run_file}: provenance"
+    if run["backend"] not in ARCHIVED_BACKENDS:
+        raise ArchiveError(
+            f"{run_file}: backend {run['backend']!r} is not archived"
+            f" (only {', '.join(ARCHIVED_BACKENDS)})"
+        )
+    if run["status"] != "ok":
+        raise ArchiveError(f"{run_file}: status {run['status']!r}: only finished runs are archived")
+    if prov.get("git_revision", "unknown") == "unknown":
+        raise ArchiveError(
+            f"{where}.git_revision is 'unknown': archive runs made in a git checkout"
+        )
+    if "command" not in prov or "scale" not in prov:
+        raise ArchiveError(f"{where} has no 'command' or 'scale': the archive cannot match it")
+    relative = Path(
+        run["backend"],
+        run["scenario"],
+        run["profile"],
+        run["point"],
+        f"run{run['repetition']}.json",
+    )
+    timing = (
+        Path(repo) / scale_prefix(prov["scale"]) / "logs" / "timing" / relative.with_suffix(".tsv")
+    )
+    cost = _benchmark(timing)
+    if cost is not None:
+        prov["archive"] = {"cost": cost}
+    target = archive_path(archive_dir, prov["scale"], relative)
+    if target.exists() and _load(target)["provenance"].get("command") != prov["command"]:
+        raise ArchiveError(
+            f"{target}: already holds a run made by another command; remove it first (git rm)"
+        )
+    write_atomically(target, json.dumps(run, indent=1, sort_keys=True) + "\n")
+    return target
+
+
+def restore(archived: Path, out: Path) -> None:
+    """Write the archived run to `out`, with the archive file it came from in its provenance."""
+    run = _load(Path(archived))
+    run["provenance"].setdefault("archive", {})["path"] = str(archived)
+    write_atomically(Path(out), json.dumps(run, indent=1, sort_keys=True) + "\n")
+
+
+def listing(archive_dir: Path = ARCHIVE_DIR) -> list[dict]:
+    """One row per archived run: its file, revision, simulated and CPU seconds."""
+    rows = []
+    for path in sorted(Path(archive_dir).glob("*/**/run*.json")):
+        run = _load(path)
+        prov = run["provenance"]
+        rows.append(
+            {
+                "file": str(path),
+                "git_revision": prov.get("git_revision"),
+                "simulated_s": (prov.get("ns3") or {}).get("simulated_s"),
+                "cpu_s": (prov.get("archive") or {}).get("cost", {}).get("cpu_s"),
+            }
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="verb", required=True)
+    p_add = sub.add_parser("add", help="copy finished runs into the archive")
+    p_add.add_argument("runs", nargs="+", type=Path)
+    p_add.add_argument("--archive", type=Path, default=ARCHIVE_DIR)
+    p_list = sub.add_parser("list", help="the archived runs")
+    p_list.add_argument("--archive", type=Path, default=ARCHIVE_DIR)
+    p_restore = sub.add_parser("restore", help="write an archived run as a result")
+    p_restore.add_argument("archived", type=Path)
+    p_restore.add_argument("out", type=Path)
+    args = parser.parse_args(argv)
+    try:
+        if args.verb == "add":
+            for run in args.runs:
+                print(f"{run} -> {add(run, args.archive)}")
+        elif args.verb == "list":
+            for row in listing(args.archive):
+                cpu = "?" if row["cpu_s"] is None else f"{row['cpu_s']:.0f}"
+                print(
+                    f"{row['file']}  {row['git_revision']}"
+                    f"  {row['simulated_s']} s simulated  {cpu} CPU-s"
+                )
+        else:
+            restore(args.archived, args.out)
+            print(f"{args.out}: restored from {args.archived}", file=sys.stderr)
+    except ArchiveError as err:
+        print(f"archive: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The run archive keeps a finished run with its cost and gives it back only to the command that
+made it (emusim.archive; docs/archive.md)."""
+
+import json
+
+import pytest
+
+from emusim import archive, runjson
+
+COMMAND = ["build/ns3/multiflow", "--durationS=300", "--seed=7595477", "--run=1"]
+RELATIVE = "ns3/multiflow-dynamic-i/linux-6.1-wan/variant=fast/run1.json"
+
+
+def _run(status="ok", revision="4306763", command=COMMAND):
+    meta = {
+        "scenario": "multiflow-dynamic-i",
+        "backend": "ns3",
+        "profile": "linux-6.1-wan",
+        "point": "variant=fast",
+        "params": {"variant": "fast"},
+        "repetition": 1,
+        "seed": 7595477,
+        "provenance": {"git_revision": revision, "scale": "paper", "command": command},
+    }
+    output = {
+        "status": status,
+        "metrics": {"goodput_Bps": 99_000_000.0},
+        "ns3": {"version": "3.44", "seed": 7595477, "run": 1, "simulated_s": 300.0},
+    }
+    return runjson.assemble(meta, output, "ns3")
+
+
+def _write(path, run):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(run))
+    return path
+
+
+def test_add_keeps_the_run_under_its_results_path_with_its_cost(tmp_path):
+    repo = tmp_path
+    made = _write(repo / "results" / RELATIVE, _run())
+    timing = repo / "logs" / "timing" / RELATIVE.replace(".json", ".tsv")
+    timing.parent.mkdir(parents=True)
+    # Snakemake's benchmark file: a header and one row (seconds, ..., cpu_time)
+    timing.write_text("s\th:m:s\tmax_rss\tcpu_time\n2014.5\t0:33:34\t812.3\t1375.25\n")
+    target = archive.add(made, repo / "data" / "archive", repo=repo)
+    assert target == repo / "data" / "archive" / "paper" / RELATIVE
+    kept = json.loads(target.read_text())
+    assert kept["provenance"]["archive"] == {
+        "cost": {"wall_s": 2014.5, "cpu_s": 1375.25, "max_rss_MB": 812.3}
+    }
+    assert kept["metrics"] == _run()["metrics"]
+    assert archive.listing(repo / "data" / "archive") == [
+        {"file": str(target), "git_revision": "4306763", "simulated_s": 300.0, "cpu_s": 1375.25}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("run", "named"),
+    [
+        (_run(status="timeout"), "status 'timeout'"),
+        (_run(revision="unknown"), "provenance.git_revision is 'unknown'"),
+    ],
+)
+def test_add_refuses_a_run_it_could_not_vouch_for(tmp_path, run, named):
+    made = _write(tmp_path / "results" / RELATIVE, run)
+    with pytest.raises(archive.ArchiveError, match=named) as err:
+        archive.add(made, tmp_path / "archive", repo=tmp_path)
+    assert str(made) in str(err.value)
+    assert not (tmp_path / "archive").exists()
+
+
+def test_add_does_not_replace_a_run_made_by_another_command(tmp_path):
+    kept = _write(tmp_path / "archive" / "paper" / RELATIVE, _run())
+    before = kept.read_text()
+    other = _write(tmp_path / "results" / RELATIVE, _run(command=[*COMMAND, "--sampleS=0.1"]))
+    with pytest.raises(archive.ArchiveError, match="another command"):
+        archive.add(other, tmp_path / "archive", repo=tmp_path)
+    assert kept.read_text() == before
+
+
+def test_only_the_command_that_made_it_matches(tmp_path):
+    kept = _write(tmp_path / "kept.json", _run())
+    assert archive.matches(kept, list(COMMAND)) == (True, f"{kept}: archived at 4306763")
+    ok, why = archive.matches(kept, [*COMMAND[:-1], "--run=2"])
+    assert not ok and "provenance.command differs" in why
+    assert archive.matches(tmp_path / "absent.json", COMMAND)[0] is False
+
+
+def test_restore_names_the_archive_file(tmp_path):
+    kept = _write(tmp_path / "kept.json", _run())
+    out = tmp_path / "results" / RELATIVE
+    archive.restore(kept, out)
+    run = json.loads(out.read_text())
+    assert run["provenance"]["archive"] == {"path": str(kept)}
+    assert {k: v for k, v in run.items() if k != "provenance"} == {
+        k: v for k, v in _run().items() if k != "provenance"
+    }
+
+
+def test_a_broken_archive_file_is_named(tmp_path):
+    bad = tmp_path / "kept.json"
+    bad.write_text('{"status": "ok"}')
+    with pytest.raises(archive.ArchiveError, match=str(bad)):
+        archive.matches(bad, COMMAND)
