@@ -4,17 +4,18 @@
     python -m emusim.archive list
     python -m emusim.archive restore ARCHIVED.json OUT.json
 
-A paper-scale multi-flow run costs up to hours of CPU (docs/multiflow.md, "Cost"), more than a
-session of work on a machine that may not be there tomorrow. A finished run's JSON is copied
-into `data/archive/SCALE/` under its path below the results directory and committed; the
-workflow's rule `ns3_restore` then writes that run's result from the archive instead of
-simulating it again, but only while the archived run's command line is exactly the one the
-workflow would run now (same program, scenario, point, profile, seed; `matches`). A changed
-scenario or profile therefore reruns by itself. What the key does not see is a change to the
-ns-3 model's code with the command unchanged: whoever changes a model that an archived workload
-runs removes those runs (`git rm`), as docs/archive.md says. Each archived run keeps the git
-revision it was made at, its cost (the job's benchmark) and, once restored, the archive file it
-came from (`provenance.archive`), so the paper and the tables can say where a number came from.
+A paper-scale multi-flow run costs up to hours of CPU, a 1 GB emulated transfer half an hour
+(docs/multiflow.md, docs/variants.md): more than a session of work on a machine that may not
+be there tomorrow. A finished run's JSON is copied into `data/archive/SCALE/` under its path
+below the results directory (an emulated run with its session's record) and committed. An ns-3
+run is then written from the archive by the workflow's rule `ns3_restore`, but only while the
+archived run's command line is exactly the one the workflow would run now (`matches`); an
+emulated run by its batch (`--archive`), only while its run key is this run's (the resolved
+scenario, point, profile settings, clock and kernel: emusim.backends.mininet.plan.run_key). A
+changed scenario or profile therefore reruns by itself. What neither key sees is a change to the
+model's or the tools' code: whoever makes one that moves an archived workload removes its runs
+(`git rm`), as docs/archive.md says. Each archived run keeps the git revision it was made at,
+its cost and, once restored, the archive file it came from (`provenance.archive`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -31,8 +33,11 @@ from emusim.runjson import RunSchemaError, validate_run, write_atomically
 ARCHIVE_DIR = Path("data/archive")
 """Where archived runs live, relative to the repository (config `archive`)."""
 
-ARCHIVED_BACKENDS = ("ns3",)
-"""The backends whose runs the workflow can restore: one JSON per run, its command recorded."""
+IDENTITY = {"ns3": "command", "mininet": "run_key"}
+"""Per backend whose runs are archived, the provenance key that says which experiment a run is:
+ns-3's whole command line; the emulation's run key (emusim.backends.mininet.plan.run_key: the
+resolved scenario, point, profile settings, clock and kernel). A run is restored only for the
+same value."""
 
 
 class ArchiveError(ValueError):
@@ -96,10 +101,10 @@ def add(run_file: Path, archive_dir: Path = ARCHIVE_DIR, repo: Path = Path("."))
     run = _load(run_file)
     prov = run["provenance"]
     where = f"{run_file}: provenance"
-    if run["backend"] not in ARCHIVED_BACKENDS:
+    identity = IDENTITY.get(run["backend"])
+    if identity is None:
         raise ArchiveError(
-            f"{run_file}: backend {run['backend']!r} is not archived"
-            f" (only {', '.join(ARCHIVED_BACKENDS)})"
+            f"{run_file}: backend {run['backend']!r} is not archived (only {', '.join(IDENTITY)})"
         )
     if run["status"] != "ok":
         raise ArchiveError(f"{run_file}: status {run['status']!r}: only finished runs are archived")
@@ -107,8 +112,8 @@ def add(run_file: Path, archive_dir: Path = ARCHIVE_DIR, repo: Path = Path("."))
         raise ArchiveError(
             f"{where}.git_revision is 'unknown': archive runs made in a git checkout"
         )
-    if "command" not in prov or "scale" not in prov:
-        raise ArchiveError(f"{where} has no 'command' or 'scale': the archive cannot match it")
+    if identity not in prov or "scale" not in prov:
+        raise ArchiveError(f"{where} has no {identity!r} or 'scale': the archive cannot match it")
     relative = Path(
         run["backend"],
         run["scenario"],
@@ -123,10 +128,19 @@ def add(run_file: Path, archive_dir: Path = ARCHIVE_DIR, repo: Path = Path("."))
     if cost is not None:
         prov["archive"] = {"cost": cost}
     target = archive_path(archive_dir, prov["scale"], relative)
-    if target.exists() and _load(target)["provenance"].get("command") != prov["command"]:
+    if target.exists() and _load(target)["provenance"].get(identity) != prov[identity]:
         raise ArchiveError(
-            f"{target}: already holds a run made by another command; remove it first (git rm)"
+            f"{target}: already holds another experiment (its provenance.{identity} differs);"
+            " remove it first (git rm)"
         )
+    if "batch_id" in prov:
+        # an emulated run's batch record (self-check, kernel, calibration) goes with it
+        session = Path("sessions", f"{prov['batch_id']}.json")
+        record = run_file.parents[1] / session
+        if not record.exists():
+            raise ArchiveError(f"{record}: the session record of {run_file} is missing")
+        (target.parents[1] / session).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(record, target.parents[1] / session)
     write_atomically(target, json.dumps(run, indent=1, sort_keys=True) + "\n")
     return target
 

@@ -74,7 +74,7 @@ def test_add_does_not_replace_a_run_made_by_another_command(tmp_path):
     kept = _write(tmp_path / "archive" / "paper" / RELATIVE, _run())
     before = kept.read_text()
     other = _write(tmp_path / "results" / RELATIVE, _run(command=[*COMMAND, "--sampleS=0.1"]))
-    with pytest.raises(archive.ArchiveError, match="another command"):
+    with pytest.raises(archive.ArchiveError, match="another experiment"):
         archive.add(other, tmp_path / "archive", repo=tmp_path)
     assert kept.read_text() == before
 

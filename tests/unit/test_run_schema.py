@@ -32,9 +32,8 @@ FIXTURE_FILES = sorted(FIXTURES.glob("*.json"))
 BACKEND_KEY = {"ns3": "ns3", "ns3-model": "ns3", "mininet": "mininet", "hardware": "hardware"}
 """The key under provenance that holds what the backend's own program said about the run."""
 
-RESULT_ROOTS = [Path("/tmp/paper/results"), Path("/tmp/ci/results")]
-RESULT_BACKENDS = ["ns3", "mininet", "hardware", "ns3-model", "forwarding"]
-SAMPLE_RUNS = 100  # per backend directory: enough to meet every scenario, fast to check
+ARCHIVE = REPO_ROOT / "data" / "archive"
+"""The run archive (docs/archive.md): runs made here, kept in the repository."""
 DELAY_US = 71.8878  # the report's §3.2 value: these runs check the schema, not the fit
 
 
@@ -282,26 +281,17 @@ def test_an_ns3_model_run_is_valid(ns3_programs, tmp_path):
     runjson.validate_run(run, str(out))
 
 
-def _sample(directory: Path) -> list[Path]:
-    runs = sorted(directory.glob("*/*/*/run*.json"))
-    step = max(1, len(runs) // SAMPLE_RUNS)
-    return runs[::step]
-
-
-@pytest.mark.parametrize("root", RESULT_ROOTS, ids=[p.parent.name for p in RESULT_ROOTS])
-@pytest.mark.parametrize("backend", RESULT_BACKENDS)
-def test_a_sample_of_a_full_studys_runs_is_valid(root, backend):
-    directory = root / backend
-    if not directory.is_dir():
-        pytest.skip(f"{directory}: no results of a full study on this machine")
-    runs = _sample(directory)
-    if not runs:
-        # results/hardware holds the 2001 tables as CSV, results/forwarding the model's fit
-        pytest.skip(f"{directory}: no run JSONs")
-    for path in runs:
+def test_every_archived_run_is_valid_where_the_workflow_would_write_it():
+    """A kept run is restored as it is: it must be a valid run JSON, at the path of its own
+    backend, scenario, profile, point and repetition (emusim.archive.archive_path)."""
+    kept = sorted(ARCHIVE.glob("*/*/*/*/*/run*.json"))
+    for path in kept:
         run = _load(path)
         runjson.validate_run(run, str(path))
-        assert run["backend"] == backend, path
+        relative = runjson.run_path(
+            "", run["backend"], run["scenario"], run["profile"], run["point"], run["repetition"]
+        )
+        assert path == ARCHIVE / run["provenance"]["scale"] / relative, path
 
 
 # --- (b) bad runs are refused, naming the file, the key and the value --------------------------

@@ -390,6 +390,9 @@ def mininet_batch_args(wildcards, input):
         args.append("--deterministic-once")
     if "delay" in input.keys():
         args.append(f"--delay-json {input.delay}")
+    if config.get("archive"):
+        # runs kept with this run's key are restored, not run again (docs/archive.md)
+        args.append(f"--archive {config['archive']}")
     return " ".join(args)
 
 

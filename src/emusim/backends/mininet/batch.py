@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import platform
+import shutil
 import socket
 import sys
 import time
@@ -36,6 +37,7 @@ from emusim.backends.mininet.plan import (
     log,
     make_plan,
     one_way_delay_us,
+    run_key,
     scenario_dropper_impl,
 )
 from emusim.backends.mininet.topology import ENV_MARK, PREFIX
@@ -181,6 +183,8 @@ class BatchWriter:
                 "batch_id": plan["batch_id"],
                 "rng": "kernel RNG (not seedable): seed is null",
                 "variant": entry.get("variant"),
+                # what decides the run, for the archive (plan.run_key; docs/archive.md)
+                "run_key": run_key(plan, entry, self.clock, self.caps.get("kernel_release")),
                 # what the connection used, read back with TCP_CONGESTION after the transfer
                 "congestion_control": (obj.get("mininet") or {}).get("congestion_control"),
             },
@@ -349,6 +353,7 @@ def run_batch(
     trace: tracing.TraceRequest | None = None,
     shard: Shard | None = None,
     cpu_profile: frozenset[str] | None = None,
+    archive_dir: Path | None = None,
 ) -> dict:
     """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
     time of a VM without KVM (emusim.vm.icount_requested: "env" reads the environment, None
@@ -358,7 +363,8 @@ def run_batch(
     and writes its record to `shard_path` instead of batch.json (`merge_shards` joins them).
     The runs of the points in ``cpu_profile`` ("all": every point) are sampled by perf while
     they run (`emusim.linux.cpu_profile`; their times include the sampling's cost: give them
-    a results directory of their own).
+    a results directory of their own). A run that ``archive_dir`` holds with this run's key
+    (`plan.run_key`) is restored from there instead of run (`restore_archived`).
     """
 
     if place not in PLACES:
@@ -397,6 +403,8 @@ def run_batch(
     for entry in plan["runs"]:
         if cpu_profile and ("all" in cpu_profile or entry["point"] in cpu_profile):
             entry["cpu_profile"] = True
+    if archive_dir is not None and not trace:
+        plan = restore_archived(plan, Path(archive_dir), results_dir, clock_of(where, kvm, shift))
     batch_path = (
         results_dir / BACKEND / scenario.name / profile / "batch.json"
         if shard is None
@@ -446,6 +454,38 @@ def run_batch(
     _write_batch(batch_path, out)
     log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
     return out
+
+
+def restore_archived(plan: dict, archive_dir: Path, results_dir: Path, clock: dict) -> dict:
+    """The plan with every run that the archive holds with the same key (`plan.run_key`:
+    the kernel this batch would boot, its clock, the point and the profile as they are now)
+    written into the results from there, with its session's record, and counted as already
+    there. docs/archive.md."""
+    from emusim import archive, vm
+
+    kernel = os.uname().release if clock["clock"] == "host" else vm.find_kernel().release
+    keep, restored = [], []
+    for entry in plan["runs"]:
+        relative = Path(entry["path"]).relative_to(results_dir)
+        kept = archive.archive_path(archive_dir, plan["scale"], relative)
+        if not kept.exists():
+            keep.append(entry)
+            continue
+        prov = json.loads(kept.read_text())["provenance"]
+        if prov.get("run_key") != run_key(plan, entry, clock, kernel):
+            log(f"mininet: {kept} not used: its run_key differs from this run's")
+            keep.append(entry)
+            continue
+        session = f"sessions/{prov['batch_id']}.json"
+        archive.restore(kept, Path(entry["path"]))
+        batch_dir = Path(entry["path"]).parents[1]
+        if not (batch_dir / session).exists():
+            (batch_dir / session).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(kept.parents[1] / session, batch_dir / session)
+        restored.append(entry)
+    if restored:
+        log(f"mininet: {len(restored)} run(s) restored from {archive_dir} (docs/archive.md)")
+    return {**plan, "runs": keep, "skipped": plan["skipped"] + restored}
 
 
 REALTIME_LOCK = Path("/run/lock/emusim-realtime-emulation.lock")

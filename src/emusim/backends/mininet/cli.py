@@ -109,6 +109,13 @@ def main(argv: list[str] | None = None) -> int:
         help="sample where the CPU time of this point's runs goes, by component of the path "
         "(perf; repeatable; 'all': every point); their times include the sampling's cost",
     )
+    b.add_argument(
+        "--archive",
+        type=Path,
+        metavar="DIR",
+        help="restore the runs DIR keeps with this run's key instead of running them "
+        "(docs/archive.md)",
+    )
     b.add_argument("--trace-only", action="store_true", help="run only the traced points")
     b.add_argument(
         "--trace-raw", action="store_true", help="keep the tracefs text too (RUN.tracefs.txt.gz)"
@@ -138,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.repetitions, args.point_stride, vm.parse_icount_shift(args.icount_shift),
                 not args.deterministic_once,
                 _trace_request(args.trace, args.trace_only, args.trace_raw), args.shard,
-                frozenset(args.profile_cpu or ()),
+                frozenset(args.profile_cpu or ()), args.archive,
             )  # fmt: skip
         elif args.cmd == "merge":
             out = merge_shards(args.shards, args.output)

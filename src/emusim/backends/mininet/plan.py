@@ -6,6 +6,8 @@ caps) that the executor and the batch writer share.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
 import sys
@@ -278,3 +280,37 @@ def decide_place(plan: dict, place: str, caps=None) -> tuple[str, str]:
             "Use --place vm (or auto) to run in a VM booting Debian's kernel"
         )
     return "vm", f"kernel {caps.kernel_release} lacks {what}"
+
+
+# --- what makes two runs the same run: the archive's key (docs/archive.md) ---------------------
+
+RUN_KEY_PLAN_FIELDS = (
+    "scenario",
+    "scale",
+    "profile",
+    "delay_us",
+    "topology",
+    "cap_s",
+    "dropper_impl",
+)
+RUN_KEY_ENTRY_FIELDS = (
+    "point", "params", "repetition", "workload", "dropper", "link", "variant",
+    "congestion_control", "ecn",
+)  # fmt: skip
+
+
+def run_key(plan: dict, entry: dict, clock: dict, kernel_release: str | None) -> str:
+    """A digest of everything that decides what one emulated run measures: the scenario's
+    resolved topology and workload at its scale, the point, the repetition, the profile's
+    socket, route and sysctl settings as they are now, the clock (dilated or real, icount
+    shift, guest CPU model) and the kernel. Two runs with the same key are the same
+    experiment; the archive restores a run only for its own key."""
+    facts = {k: plan[k] for k in RUN_KEY_PLAN_FIELDS}
+    facts |= {k: entry[k] for k in RUN_KEY_ENTRY_FIELDS}
+    facts |= {
+        "tcp_setup": dataclasses.asdict(tcp_setup(plan["profile"])),
+        "clock": clock,
+        "kernel_release": kernel_release,
+    }
+    text = json.dumps(facts, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -1,0 +1,138 @@
+"""An emulated run kept in the archive comes back, with its session's record, only to a batch
+that would make the same experiment (plan.run_key; batch.restore_archived; docs/archive.md).
+No VM: the plan is computed on the host, and the kernel the VM would boot is named here."""
+
+import copy
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from emusim import archive, vm
+from emusim import scenario as sc
+from emusim.backends.mininet import batch as batch_mod
+from emusim.backends.mininet.plan import make_plan, run_key
+
+TEMPLATE = Path(__file__).parents[3] / "data" / "runs" / "mininet-tcp-blast-timeout.json"
+KERNEL = "6.1.0-56-amd64"
+CLOCK = {"clock": "guest-icount", "icount_shift": 0, "guest_cpu": "max"}
+
+
+@pytest.fixture
+def booted_kernel(monkeypatch):
+    """The kernel the VM would boot, as emusim.vm.find_kernel names it."""
+    monkeypatch.setattr(vm, "find_kernel", lambda: SimpleNamespace(release=KERNEL))
+
+
+def _plan(results: Path, delay_us=71.89):
+    rd = sc.load("regular-drop", "quick")
+    return make_plan(rd, "linux-6.1", delay_us, "auto", results, repeat_deterministic=False)
+
+
+def _kept_run(plan: dict, entry: dict, key: str) -> dict:
+    """A finished emulated run of this entry (the schema's shape from tests/data/runs)."""
+    run = copy.deepcopy(json.loads(TEMPLATE.read_text()))
+    run.update(
+        scenario=plan["scenario"],
+        profile=plan["profile"],
+        point=entry["point"],
+        params=entry["params"],
+        repetition=entry["repetition"],
+        status="ok",
+    )
+    run["provenance"].update(
+        scale=plan["scale"], batch_id="b-archived", run_key=key, kernel_release=KERNEL, **CLOCK
+    )
+    return run
+
+
+def _archive(archive_dir: Path, results: Path, plan: dict, entry: dict, key: str) -> Path:
+    relative = Path(entry["path"]).relative_to(results)
+    kept = archive.archive_path(archive_dir, plan["scale"], relative)
+    kept.parent.mkdir(parents=True)
+    kept.write_text(json.dumps(_kept_run(plan, entry, key)))
+    session = kept.parents[1] / "sessions" / "b-archived.json"
+    session.parent.mkdir(parents=True, exist_ok=True)
+    session.write_text(json.dumps({"batch_id": "b-archived", "started_utc": "2026-11-27T10:00Z"}))
+    return kept
+
+
+def test_a_run_kept_with_its_own_key_is_restored_with_its_session(tmp_path, booted_kernel):
+    results, kept_dir = tmp_path / "results", tmp_path / "archive"
+    plan = _plan(results)
+    first, second = plan["runs"][0], plan["runs"][1]
+    kept = _archive(kept_dir, results, plan, first, run_key(plan, first, CLOCK, KERNEL))
+    # the second run was kept by a batch with another delay: another experiment
+    other = _plan(results, delay_us=80.0)["runs"][1]
+    _archive(
+        kept_dir, results, plan, second, run_key(plan | {"delay_us": 80.0}, other, CLOCK, KERNEL)
+    )
+
+    after = batch_mod.restore_archived(plan, kept_dir, results, CLOCK)
+
+    assert [e["path"] for e in after["skipped"]] == [first["path"]]
+    assert [e["path"] for e in after["runs"]] == [e["path"] for e in plan["runs"][1:]]
+    restored = json.loads(Path(first["path"]).read_text())
+    assert restored["provenance"]["archive"] == {"path": str(kept)}
+    assert not Path(second["path"]).exists()
+    # the batch can be written from the restored runs alone, its session's record with them
+    out = batch_mod.compose_batch([first["path"]], None)
+    assert [s["batch_id"] for s in out["sessions"]] == ["b-archived"]
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"clock": {**CLOCK, "guest_cpu": "max,-erms,-fsrm"}},
+        {"kernel": "6.1.0-57-amd64"},
+    ],
+)
+def test_another_clock_or_kernel_is_another_experiment(tmp_path, booted_kernel, changed):
+    results, kept_dir = tmp_path / "results", tmp_path / "archive"
+    plan = _plan(results)
+    entry = plan["runs"][0]
+    key = run_key(plan, entry, changed.get("clock", CLOCK), changed.get("kernel", KERNEL))
+    _archive(kept_dir, results, plan, entry, key)
+    after = batch_mod.restore_archived(plan, kept_dir, results, CLOCK)
+    assert after["runs"] == plan["runs"] and after["skipped"] == plan["skipped"]
+
+
+def test_the_key_follows_the_profile_settings_not_only_its_name(tmp_path, monkeypatch):
+    plan = _plan(tmp_path)
+    entry = plan["runs"][0]
+    before = run_key(plan, entry, CLOCK, KERNEL)
+    from emusim.backends.mininet import plan as plan_mod
+
+    real = plan_mod.tcp_setup
+
+    def with_frto_off(profile):
+        setup = real(profile)
+        setup.sysctls["net.ipv4.tcp_frto"] = "0"
+        return setup
+
+    monkeypatch.setattr(plan_mod, "tcp_setup", with_frto_off)
+    assert run_key(plan, entry, CLOCK, KERNEL) != before
+
+
+def test_add_keeps_an_emulated_run_with_its_session_record(tmp_path):
+    results = tmp_path / "results"
+    plan = _plan(results)
+    entry = plan["runs"][0]
+    run_file = Path(entry["path"])
+    run_file.parent.mkdir(parents=True)
+    run = _kept_run(plan, entry, "0123456789abcdef")
+    run["provenance"]["git_revision"] = "4306763"
+    run_file.write_text(json.dumps(run))
+    with pytest.raises(archive.ArchiveError, match="session record"):
+        archive.add(run_file, tmp_path / "archive", repo=tmp_path)
+    record = run_file.parents[1] / "sessions" / "b-archived.json"
+    record.parent.mkdir()
+    record.write_text('{"batch_id": "b-archived"}')
+    target = archive.add(run_file, tmp_path / "archive", repo=tmp_path)
+    assert target == tmp_path / "archive" / "quick" / run_file.relative_to(results)
+    assert (target.parents[1] / "sessions" / "b-archived.json").read_text() == record.read_text()
+    del run["provenance"]["run_key"]
+    run_file.write_text(json.dumps(run))
+    with pytest.raises(archive.ArchiveError, match="no 'run_key'"):
+        archive.add(run_file, tmp_path / "archive2", repo=tmp_path)
