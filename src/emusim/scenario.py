@@ -136,6 +136,29 @@ class Scenario:
         keep = set(values[::stride])
         return tuple(p for p in self.points if repr(p.values[first]) in keep)
 
+    def points_where(
+        self, where: dict, points: tuple[Point, ...] | None = None
+    ) -> tuple[Point, ...]:
+        """The points (of ``points``, default all) whose value of every axis named in ``where``
+        is the one given, or one of a list given: equal as text or as numbers ("0.05" and
+        0.05; a name is no number). Config `traces.points` and the emulation's design
+        (`mininet.design.SCALE.points`) select points this way."""
+
+        def wanted(value) -> list:
+            return list(value) if isinstance(value, (list, tuple)) else [value]
+
+        def same(value, want) -> bool:
+            number = _as_float(value)
+            return str(value) == str(want) or (number is not None and number == _as_float(want))
+
+        def matches(p: Point) -> bool:
+            return all(
+                any(same(p.values.get(axis), w) for w in wanted(values))
+                for axis, values in where.items()
+            )
+
+        return tuple(p for p in (self.points if points is None else points) if matches(p))
+
     def point(self, point_id: str) -> Point:
         for p in self.points:
             if p.id == point_id:
@@ -144,6 +167,13 @@ class Scenario:
 
 
 _key = schema_errors.key
+
+
+def _as_float(value) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _deep_merge(base: dict, override: dict) -> dict:

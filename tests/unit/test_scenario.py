@@ -170,3 +170,13 @@ def test_a_scale_the_suite_does_not_know_is_refused(tmp_path):
     data["scales"]["huge"] = {"repetitions": 100}
     with pytest.raises(ScenarioError, match=r"key 'scales\.huge' is not a scale"):
         scenario.load(_write(tmp_path, data), "paper")
+
+
+def test_points_where_match_text_or_number_and_any_listed_value():
+    s = scenario.load("lossy-link", "paper")
+    cells = s.points_where({"delay_ms": 10, "loss": ["0.01", 0.05]})
+    variants = {p.variant for p in s.points}
+    # every variant at the two cells, nothing else: 0.05 as a number matches "0.05"
+    assert len(cells) == 2 * len(variants)
+    assert {(p.values["delay_ms"], p.values["loss"]) for p in cells} == {(10, "0.01"), (10, "0.05")}
+    assert s.points_where({"variant": "reno", "loss": "0.25"}, cells) == ()

@@ -184,25 +184,7 @@ def trace_points(name):
     want = config.get("traces", {}).get("points", {}).get(name)
     if not want or name not in SCENARIOS:
         return []
-
-    def same(value, wanted):
-        # equal as text, or as numbers ("0.05" and 0.05); a name is no number
-        number = _as_float(value)
-        return str(value) == str(wanted) or (
-            number is not None and number == _as_float(wanted)
-        )
-
-    def matches(point):
-        return all(same(point.values.get(k), v) for k, v in want.items())
-
-    return [p for p in SCENARIOS[name].points if matches(p)]
-
-
-def _as_float(value):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+    return list(SCENARIOS[name].points_where(want))
 
 
 def ns3_traces(name):

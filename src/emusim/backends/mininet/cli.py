@@ -110,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
         "(perf; repeatable; 'all': every point); their times include the sampling's cost",
     )
     b.add_argument(
+        "--where",
+        action="append",
+        metavar="AXIS=V[,V...]",
+        help="only the points with one of these values of AXIS (repeatable: every AXIS given "
+        "must match), e.g. --where delay_ms=10 --where loss=0.01,0.05",
+    )
+    b.add_argument(
         "--archive",
         type=Path,
         metavar="DIR",
@@ -145,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.repetitions, args.point_stride, vm.parse_icount_shift(args.icount_shift),
                 not args.deterministic_once,
                 _trace_request(args.trace, args.trace_only, args.trace_raw), args.shard,
-                frozenset(args.profile_cpu or ()), args.archive,
+                frozenset(args.profile_cpu or ()), args.archive, _where(args.where),
             )  # fmt: skip
         elif args.cmd == "merge":
             out = merge_shards(args.shards, args.output)
@@ -169,6 +176,19 @@ def main(argv: list[str] | None = None) -> int:
         log(f"mininet: error: {err}")
         return 2
     return 0
+
+
+def _where(items: list[str] | None) -> dict | None:
+    """--where AXIS=V1,V2 options as {axis: [values]}."""
+    if not items:
+        return None
+    where = {}
+    for item in items:
+        axis, sep, values = item.partition("=")
+        if not sep or not axis or not values:
+            raise BatchError(f"--where {item!r}: expected AXIS=VALUE[,VALUE...]")
+        where[axis] = values.split(",")
+    return where
 
 
 def _trace_request(points: list[str] | None, only: bool, raw: bool):

@@ -122,6 +122,7 @@ def make_plan(
     point_stride: int = 1,
     repeat_deterministic: bool = True,
     shard: Shard | None = None,
+    where: dict | None = None,
 ) -> dict:
     """Everything the executor needs (it does not load the scenario again).
 
@@ -130,7 +131,8 @@ def make_plan(
     ``repeat_deterministic`` a point that draws no random numbers (`point_is_random`) runs
     once, as ns-3's do: in dilated time such a point repeats to within 0.03 %
     (docs/mininet.md, "Dilated time"). A ``shard`` keeps its share of the design's runs
-    (`Shard.owns`), so that several VMs can run one batch side by side.
+    (`Shard.owns`), so that several VMs can run one batch side by side. ``where`` keeps the
+    points with those axis values (`Scenario.points_where`; e.g. one cell of a large sweep).
     """
     from emusim import variants as tcp_variants  # on the host only: the guest gets the plan
 
@@ -140,6 +142,11 @@ def make_plan(
     if point_stride < 1:
         raise BatchError(f"--point-stride {point_stride}: must be at least 1")
     points = scenario.thinned_points(point_stride)
+    if where:
+        points = scenario.points_where(where, points)
+        if not points:
+            shown = " ".join(f"{k}={v}" for k, v in where.items())
+            raise BatchError(f"--where {shown}: no point of {scenario.name} has these values")
     reps = min(repetitions or scenario.repetitions, scenario.repetitions)
     if dropper_impl not in DROPPER_IMPLS:
         raise BatchError(f"--dropper-impl {dropper_impl!r}; accepted: {', '.join(DROPPER_IMPLS)}")

@@ -136,3 +136,21 @@ def test_add_keeps_an_emulated_run_with_its_session_record(tmp_path):
     run_file.write_text(json.dumps(run))
     with pytest.raises(archive.ArchiveError, match="no 'run_key'"):
         archive.add(run_file, tmp_path / "archive2", repo=tmp_path)
+
+
+def test_a_batch_of_some_cells_only_names_a_selection_that_keeps_none(tmp_path):
+    """`--where`: the batch of two cells of the lossy-link sweep runs those cells only."""
+    from emusim.backends.mininet.plan import BatchError
+
+    lossy = sc.load("lossy-link", "paper")
+    plan = make_plan(
+        lossy, "linux-6.1", 0.0, "auto", tmp_path, repetitions=3,
+        where={"delay_ms": ["10"], "loss": ["0.01", "0.05"], "variant": ["reno"]},
+    )  # fmt: skip
+    assert [(e["point"], e["repetition"]) for e in plan["runs"]] == [
+        (p, k)
+        for p in ("delay_ms=10+loss=0.01+variant=reno", "delay_ms=10+loss=0.05+variant=reno")
+        for k in (1, 2, 3)
+    ]
+    with pytest.raises(BatchError, match=r"--where delay_ms=.*no point of lossy-link"):
+        make_plan(lossy, "linux-6.1", 0.0, "auto", tmp_path, where={"delay_ms": ["7"]})
