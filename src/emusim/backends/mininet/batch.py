@@ -354,7 +354,7 @@ def run_batch(
     shard: Shard | None = None,
     cpu_profile: frozenset[str] | None = None,
     archive_dir: Path | None = None,
-    where: dict | None = None,
+    select: dict | None = None,
 ) -> dict:
     """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
     time of a VM without KVM (emusim.vm.icount_requested: "env" reads the environment, None
@@ -364,8 +364,8 @@ def run_batch(
     and writes its record to `shard_path` instead of batch.json (`merge_shards` joins them).
     The runs of the points in ``cpu_profile`` ("all": every point) are sampled by perf while
     they run (`emusim.linux.cpu_profile`; their times include the sampling's cost: give them
-    a results directory of their own). ``where`` keeps the points with those axis values
-    (`make_plan`). A run that ``archive_dir`` holds with this run's key
+    a results directory of their own). ``select`` keeps the points with those axis values
+    (`make_plan`'s ``where``). A run that ``archive_dir`` holds with this run's key
     (`plan.run_key`) is restored from there instead of run (`restore_archived`).
     """
 
@@ -381,7 +381,7 @@ def run_batch(
     impl = scenario_dropper_impl(scenario, dropper_impl)
     plan = make_plan(
         scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions, point_stride,
-        shard=shard, where=where,
+        shard=shard, where=select,
     )  # fmt: skip
     plan = _traced(plan, trace)
     where, reason = decide_place(plan, place)
@@ -398,7 +398,7 @@ def run_batch(
         # only in dilated time does a point without randomness repeat to the microsecond
         plan = make_plan(
             scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
-            point_stride, repeat_deterministic=False, shard=shard, where=where,
+            point_stride, repeat_deterministic=False, shard=shard, where=select,
         )  # fmt: skip
         plan = _traced(plan, trace)
     plan["icount_shift"] = shift

@@ -145,7 +145,10 @@ def make_plan(
     if where:
         points = scenario.points_where(where, points)
         if not points:
-            shown = " ".join(f"{k}={v}" for k, v in where.items())
+            shown = " ".join(
+                f"{k}={','.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+                for k, v in where.items()
+            )
             raise BatchError(f"--where {shown}: no point of {scenario.name} has these values")
     reps = min(repetitions or scenario.repetitions, scenario.repetitions)
     if dropper_impl not in DROPPER_IMPLS:

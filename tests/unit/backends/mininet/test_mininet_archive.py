@@ -154,3 +154,19 @@ def test_a_batch_of_some_cells_only_names_a_selection_that_keeps_none(tmp_path):
     ]
     with pytest.raises(BatchError, match=r"--where delay_ms=.*no point of lossy-link"):
         make_plan(lossy, "linux-6.1", 0.0, "auto", tmp_path, where={"delay_ms": ["7"]})
+
+
+def test_the_batch_command_names_a_selection_that_keeps_nothing(tmp_path, capsys):
+    from emusim.backends.mininet import cli
+
+    code = cli.main(
+        ["batch", "--scenario", str(sc.SCENARIO_DIR / "lossy-link.yaml"), "--scale", "paper",
+         "--profile", "linux-6.1", "--results-dir", str(tmp_path), "--deterministic-once",
+         "--where", "delay_ms=10", "--where", "variant=nosuch"]
+    )  # fmt: skip
+    assert code == 2
+    assert "--where delay_ms=10 variant=nosuch: no point of lossy-link" in capsys.readouterr().err
+    lossy = str(sc.SCENARIO_DIR / "lossy-link.yaml")
+    assert cli.main(["batch", "--scenario", lossy, "--profile", "linux-6.1",
+                     "--results-dir", str(tmp_path), "--where", "delay_ms"]) == 2  # fmt: skip
+    assert "--where 'delay_ms': expected AXIS=VALUE" in capsys.readouterr().err
