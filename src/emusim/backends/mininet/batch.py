@@ -677,7 +677,6 @@ def vm_timeout_s(plan: dict) -> float:
 def _run_in_vm(
     plan: dict, writer: BatchWriter, timeout_s: float | None, cpus: int | None = None
 ) -> float:
-    pass  # __DROPPED__
     from emusim import vm
 
     PLAN_DIR.mkdir(parents=True, exist_ok=True)

@@ -138,7 +138,6 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("capabilities", help="what this machine's kernel offers the emulation")
     args = parser.parse_args(argv)
 
-    pass  # __DROPPED__
     from emusim import vm
 
     try:
