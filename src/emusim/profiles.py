@@ -48,10 +48,6 @@ class Profile:
             for v in self.ns3_attributes().values()
         )
 
-    def ns3_args(self) -> list[str]:
-        """Command-line arguments that set the attributes (ns-3's CommandLine syntax)."""
-        return [f"--{k}={v}" for k, v in self.ns3_attributes().items()]
-
 
 def _parameter(profile: str, raw: dict, path: Path) -> Parameter:
     missing = {"name", "value", "source", "checked"} - set(raw)

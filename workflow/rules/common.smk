@@ -62,7 +62,6 @@ if HARDWARE_SOURCE == "testbed":
         testbed_inventory.load(TESTBED_INVENTORY)
     except testbed_inventory.InventoryError as err:
         raise WorkflowError(f"config hardware.inventory: {err}") from None
-NS3_BINARY = "build/ns3/testbed-2001"
 # Every executable of the ns-3 build: one program per sim/ns3/programs/NAME.cc, and the test
 # runner (emusim.backends.ns3.build.PROGRAMS, the one list); a scenario runs the program that
 # builds its topology (`ns3_program`).

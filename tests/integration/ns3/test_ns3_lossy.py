@@ -74,8 +74,9 @@ def test_the_report_programs_commands_are_unchanged():
     # A scenario without variants: the profile's attributes alone, as before variants existed.
     s = scenario.load("random-drop", "quick")
     cmd = ns3.command("t", s, s.point("drop_rate=0.02"), profiles.get("linux-2.2"), 1, 71.8878)
-    tail = cmd[-len(profiles.get("linux-2.2").ns3_args()) :]
-    assert tail == profiles.get("linux-2.2").ns3_args()
+    # ns-3's CommandLine syntax, --TypeId::Attribute=value, for each of the profile's attributes
+    attrs = profiles.get("linux-2.2").ns3_attributes()
+    assert cmd[-len(attrs) :] == [f"--{k}={v}" for k, v in attrs.items()]
 
 
 # --- the program ----------------------------------------------------------------------------------

@@ -64,18 +64,6 @@ def two_point_line(sizes, rtts) -> tuple[float, float]:
     return slope, means[p1] - slope * p1
 
 
-def parse_interrupts(text: str, names: set[str]) -> int:
-    """The sum over CPUs of the interrupts of the named sources in /proc/interrupts (last
-    column: the action's name, e.g. ``virtio0-requests``)."""
-    total = 0
-    for line in text.splitlines()[1:]:
-        fields = line.split()
-        if len(fields) < 3 or fields[-1] not in names:
-            continue
-        total += sum(int(f) for f in fields[1:] if f.isdigit())
-    return total
-
-
 LINUX_RMEM_MAX_DEFAULT_B = 212992
 """net.core.rmem_max of a kernel that nobody set it on (SK_RMEM_MAX, include/net/sock.h)."""
 

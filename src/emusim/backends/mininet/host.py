@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from emusim.backends.mininet.calibration import parse_interrupts
 from emusim.backends.mininet.topology import ENV_MARK, PREFIX
 from emusim.paths import BUILD_DIR, REPO_ROOT
 
@@ -124,13 +123,6 @@ def host_io_sources() -> set[str]:
     if not NINEP_DRIVER_DIR.is_dir():
         return set()
     return {f"{d.name}-requests" for d in NINEP_DRIVER_DIR.glob("virtio*")}
-
-
-def host_io_count(sources: set[str]) -> int:
-    """Interrupts so far of the host-I/O devices: one per completed 9p request."""
-    if not sources:
-        return 0
-    return parse_interrupts(Path("/proc/interrupts").read_text(), sources)
 
 
 # --- what the kernel offers -------------------------------------------------------------------

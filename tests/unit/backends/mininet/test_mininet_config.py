@@ -21,7 +21,6 @@ from emusim.backends.mininet.calibration import (
     delay_ok,
     line_rate_fraction,
     modelled_intercept_us,
-    parse_interrupts,
     path_delay_us,
     receive_window_scale,
     stack_latency_per_hop_us,
@@ -513,19 +512,6 @@ def test_two_point_line_is_the_reports_fit():
     assert (slope, intercept) == pytest.approx(delay.two_point_fit(sizes, rtts))
     with pytest.raises(ValueError, match="1408"):
         two_point_line([256], [128.0])
-
-
-def test_parse_interrupts_sums_the_named_sources():
-    text = (
-        "           CPU0       CPU1\n"
-        "  4:          2          1   IO-APIC   4-edge      ttyS0\n"
-        " 25:      10727          3   PCI-MSI 16385-edge      virtio0-requests\n"
-        " 27:          4          0   PCI-MSI 49153-edge      virtio1-virtqueues\n"
-        "LOC:       7221       7000   Local timer interrupts\n"
-    )
-    assert parse_interrupts(text, {"virtio0-requests"}) == 10730
-    assert parse_interrupts(text, {"virtio0-requests", "ttyS0"}) == 10733
-    assert parse_interrupts(text, set()) == 0
 
 
 # --- plan and place -------------------------------------------------------------------------
