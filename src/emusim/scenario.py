@@ -303,6 +303,11 @@ def expand_points(settings: dict, path: Path) -> list[Point]:
             if spec == ALL_VARIANTS and AXES[axis].kind == "variant":
                 values = _variant_names()
             elif isinstance(spec, dict):
+                # the bounds as written first: a range's values lie between them, so a bad
+                # bound is named as the user wrote it, not as its first expanded value
+                for bound in ("start", "stop"):
+                    if bound in spec:
+                        _coerce(axis, spec[bound], path, f"sweep.{axis}.{bound}")
                 values = _decimal_range(spec, path, axis)
             else:
                 values = spec

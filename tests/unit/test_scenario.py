@@ -73,6 +73,11 @@ def _base() -> dict:
         (lambda d: d.update(repetitions=0), ["repetitions", "0", ">= 1"]),
         (lambda d: d.update(colour="blue"), ["colour", "unknown key"]),
         (lambda d: d["sweep"].update(drop_rate=["0", "1.5"]), ["sweep.drop_rate.1", "'1.5'"]),
+        # a range's bound is named as written, not as the first expanded value beyond 1
+        (
+            lambda d: d["sweep"].update(drop_rate={"start": "0", "stop": "1.5", "step": "0.004"}),
+            ["sweep.drop_rate.stop", "'1.5'"],
+        ),
         (lambda d: d["sweep"].update(jitter_ms=[1]), ["sweep.jitter_ms", "drop_rate"]),
         (lambda d: d.update(profiles=["linux-9"]), ["profiles.0", "'linux-9'", "linux-2.2"]),
         (lambda d: d.update(topology={"use": "nowhere"}), ["topology.use", "'nowhere'"]),
