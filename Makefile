@@ -18,8 +18,8 @@ study: setup
 	$(VENV)/snakemake all --cores $(CORES) --config scale=$(SCALE)
 
 test: setup
-	$(VENV)/ruff check src tests workflow benchmarks
-	$(VENV)/ruff format --check src tests workflow benchmarks
+	$(VENV)/ruff check src tests workflow benchmarks kernel-dropper/test
+	$(VENV)/ruff format --check src tests workflow benchmarks kernel-dropper/test
 	$(VENV)/snakefmt --check Snakefile workflow/rules
 	$(VENV)/lint-imports
 	$(VENV)/python -m pytest tests $(PYTEST_ARGS) --durations=25
@@ -28,14 +28,14 @@ test-all:
 	$(MAKE) test PYTEST_ARGS=
 
 lint:
-	$(VENV)/ruff check src tests workflow benchmarks
+	$(VENV)/ruff check src tests workflow benchmarks kernel-dropper/test
 	$(VENV)/snakefmt --check Snakefile workflow/rules
 	$(VENV)/lint-imports
 	$(VENV)/snakemake --lint
 
 format:
-	$(VENV)/ruff format src tests workflow benchmarks
-	$(VENV)/ruff check --fix src tests workflow benchmarks
+	$(VENV)/ruff format src tests workflow benchmarks kernel-dropper/test
+	$(VENV)/ruff check --fix src tests workflow benchmarks kernel-dropper/test
 	$(VENV)/snakefmt Snakefile workflow/rules
 
 clean:
