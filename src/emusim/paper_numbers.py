@@ -266,24 +266,35 @@ def comparison_numbers(
 def emulation_design_numbers(design: Mapping | None, repeat_deterministic: bool) -> Numbers:
     """The emulation's design at this scale (config mininet.design.SCALE): at most how many
     repetitions of a random point, how often a deterministic one runs (config
-    mininet.repeat_deterministic), the scenarios it leaves out and why (`skip_why`, one
-    sentence each). A scale without a design runs every scenario's own."""
+    mininet.repeat_deterministic), the scenarios it leaves out, wholly (`skip`) or but for
+    the cells its `points` keep, and why (`skip_why`, one sentence each). A scale without a
+    design runs every scenario's own."""
     design = design or {}
     reps = design.get("repetitions")
     skipped = list(design.get("skip", []))
+    kept = dict(design.get("points", {}) or {})
     why = design.get("skip_why", {}) or {}
-    missing = [name for name in skipped if name not in why]
+    missing = [name for name in [*skipped, *kept] if name not in why]
     if missing:
         raise ValueError(
-            f"config mininet.design: skip names {missing} without a reason in skip_why"
+            f"config mininet.design: skip or points names {missing} without a reason in skip_why"
         )
+
+    def cells(keep: Mapping) -> str:
+        return ", ".join(
+            f"{axis} {' or '.join(map(str, v)) if isinstance(v, list) else v}"
+            for axis, v in keep.items()
+        )
+
+    left = [(name, name) for name in skipped]
+    left += [(name, f"{name} but for {cells(keep)}") for name, keep in kept.items()]
     return {
         "MininetDesignRepetitions": integer(reps) if reps else "the scenario's number of",
         "MininetDesignDeterministic": "as often" if repeat_deterministic else "once",
-        "MininetDesignSkipped": text(", ".join(skipped)) if skipped else "none",
+        "MininetDesignSkipped": text(", ".join(shown for _, shown in left)) if left else "none",
         "MininetDesignSkipWhy": (
-            text("; ".join(f"{name}: {' '.join(str(why[name]).split())}" for name in skipped))
-            if skipped
+            text("; ".join(f"{shown}: {' '.join(str(why[name]).split())}" for name, shown in left))
+            if left
             else "nothing"
         ),
     }

@@ -576,5 +576,17 @@ def test_emulation_design_numbers_say_what_is_left_out_and_why():
     assert bare["MininetDesignSkipped"] == "none"
     assert bare["MininetDesignSkipWhy"] == "nothing"
     assert bare["MininetDesignDeterministic"] == "as often"
-    with pytest.raises(ValueError, match=r"skip names \['lossy-link'\] without a reason"):
+    with pytest.raises(ValueError, match=r"skip or points names \['lossy-link'\] without a"):
         pn.emulation_design_numbers({"skip": ["lossy-link"]}, False)
+    cells = {
+        "points": {"lossy-link": {"delay_ms": 10, "loss": ["0.01", "0.05"]}},
+        "skip_why": {"lossy-link": "the other cells would take 90 CPU-hours"},
+    }
+    some = pn.emulation_design_numbers(cells, False)
+    assert some["MininetDesignSkipped"] == "lossy-link but for delay\\_ms 10, loss 0.01 or 0.05"
+    assert some["MininetDesignSkipWhy"] == (
+        "lossy-link but for delay\\_ms 10, loss 0.01 or 0.05: the other cells would take 90 "
+        "CPU-hours"
+    )
+    with pytest.raises(ValueError, match=r"points names \['lossy-link'\] without a reason"):
+        pn.emulation_design_numbers({"points": cells["points"]}, False)

@@ -340,3 +340,19 @@ def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
         shutil.rmtree(workdir / "data/archive/quick")
         snakemake(workdir, result.relative_to(workdir).as_posix())
     assert json.loads(result.read_text())["metrics"] == made["metrics"]
+
+
+def test_the_emulation_design_can_keep_some_cells_only(workdir):
+    """config mininet.design.SCALE.points: the batch gets --where for each axis (the dry run
+    plans it; the selection itself is tested in test_mininet_archive.py)."""
+    design = 'mininet={design: {quick: {points: {lossy-link: {loss: "0.05", delay_ms: 10}}}}}'
+    shard = "scales/quick/results/mininet/lossy-link/linux-6.1/shards/1-of-1.json"
+    proc = subprocess.run(
+        [*SNAKEMAKE, "-n", "-p", shard, "--config", "scale=quick", design],
+        cwd=workdir,
+        env=dict(os.environ, EMUSIM_ROOT=str(workdir)),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "--where loss=0.05 --where delay_ms=10" in proc.stdout

@@ -72,14 +72,7 @@ rule compare_backends:
         # cells a backend skips: a TCP variant it has no implementation of
         skipped=lambda wc: {
             "ns3": variant_skips(wc.scenario, "ns3"),
-            "mininet": (
-                {
-                    p.id: mininet_left_out(wc.scenario)
-                    for p in SCENARIOS[wc.scenario].points
-                }
-                if mininet_left_out(wc.scenario)
-                else variant_skips(wc.scenario, "mininet")
-            ),
+            "mininet": mininet_skipped_points(wc.scenario),
         },
     script:
         "../scripts/compare_backends.py"

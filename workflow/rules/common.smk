@@ -213,10 +213,12 @@ def mininet_trace_points(name):
     if name not in mininet_scenarios():
         return []
     reg = tcp_variants.registry()
+    skipped = mininet_skipped_points(name)
     return [
         p
         for p in trace_points(name)
-        if p.variant is None or reg[p.variant].linux is not None
+        if (p.variant is None or reg[p.variant].linux is not None)
+        and p.id not in skipped
     ]
 
 
@@ -265,6 +267,35 @@ def mininet_design():
     """The emulation's design at this scale (config mininet.design.SCALE; empty: every
     scenario's own)."""
     return config.get("mininet", {}).get("design", {}).get(SCALE, {})
+
+
+def mininet_points(name):
+    """The axis values the emulation's design keeps of scenario `name` at this scale (config
+    mininet.design.SCALE.points, `Scenario.points_where`), or None: every point."""
+    return mininet_design().get("points", {}).get(name)
+
+
+def mininet_skipped_points(name):
+    """Points of scenario `name` the emulation does not run, point id → why: all of them when
+    the design leaves the scenario out, those its `points` do not keep, and those whose TCP
+    variant Linux lacks. The comparison's rows say so."""
+    s = SCENARIOS[name]
+    if mininet_left_out(name):
+        return {p.id: mininet_left_out(name) for p in s.points}
+    out = variant_skips(name, "mininet")
+    keep = mininet_points(name)
+    if keep:
+        kept = {p.id for p in s.points_where(keep)}
+        shown = ", ".join(
+            f"{k} {' or '.join(map(str, v)) if isinstance(v, list) else v}"
+            for k, v in keep.items()
+        )
+        why = (
+            f"not run: at scale {SCALE} the emulation runs only {shown} "
+            f"(config mininet.design.{SCALE}.points)"
+        )
+        out = {**{p.id: why for p in s.points if p.id not in kept}, **out}
+    return out
 
 
 def mininet_left_out(name):
@@ -371,6 +402,10 @@ def mininet_batch_args(wildcards, input):
         args.append("--deterministic-once")
     if "delay" in input.keys():
         args.append(f"--delay-json {input.delay}")
+    for axis, values in (mininet_points(wildcards.scenario) or {}).items():
+        # only the cells the design keeps (config mininet.design.SCALE.points)
+        listed = values if isinstance(values, list) else [values]
+        args.append(f"--where {axis}={','.join(map(str, listed))}")
     if config.get("archive"):
         # runs kept with this run's key are restored, not run again (docs/archive.md)
         args.append(f"--archive {config['archive']}")
