@@ -294,15 +294,18 @@ def decide_place(plan: dict, place: str, caps=None) -> tuple[str, str]:
 
 # --- what makes two runs the same run: the archive's key (docs/archive.md) ---------------------
 
-RUN_KEY_PLAN_FIELDS = (
-    "scenario",
-    "scale",
-    "profile",
-    "delay_us",
-    "topology",
-    "cap_s",
-    "dropper_impl",
-)
+RUN_KEY_PLAN_FIELDS = {
+    "scenario": "scenario",
+    "scale": "scale",
+    "profile": "profile",
+    "delay_us": "delay_us",
+    "topology": "topology",
+    "cap_s": "cap_s",
+    "dropper_impl": "dropper_impl",
+}
+"""The key's names for the plan's facts it digests (key name: plan field). The names are the
+key's own, so that renaming a plan field keeps every archived run's key
+(test_mininet_archive.py pins one)."""
 RUN_KEY_ENTRY_FIELDS = (
     "point", "params", "repetition", "workload", "dropper", "link", "variant",
     "congestion_control", "ecn",
@@ -314,8 +317,8 @@ def run_key(plan: dict, entry: dict, clock: dict, kernel_release: str | None) ->
     resolved topology and workload at its scale, the point, the repetition, the profile's
     socket, route and sysctl settings as they are now, the clock (dilated or real, icount
     shift, guest CPU model) and the kernel. Two runs with the same key are the same
-    experiment; the archive restores a run only for its own key."""
-    facts = {k: plan[k] for k in RUN_KEY_PLAN_FIELDS}
+    experiment; the archive restores a run only for its own key (docs/archive.md)."""
+    facts = {name: plan[field] for name, field in RUN_KEY_PLAN_FIELDS.items()}
     facts |= {k: entry[k] for k in RUN_KEY_ENTRY_FIELDS}
     facts |= {
         "tcp_setup": dataclasses.asdict(tcp_setup(plan["profile"])),
