@@ -77,6 +77,13 @@ class Point:
         return self.settings["impairment"]["dropper"]
 
     @property
+    def dropper_target(self) -> str:
+        """The address whose packets the dropper decides on: the scenario's `target`, by
+        default its receiver (the one default of every backend)."""
+        receiver = self.settings["topology"]["hosts"]["receiver"]["address"]
+        return self.dropper.get("target", receiver)
+
+    @property
     def workload(self) -> dict[str, Any]:
         return self.settings["workload"]
 

@@ -185,3 +185,12 @@ def test_points_where_match_text_or_number_and_any_listed_value():
     assert len(cells) == 2 * len(variants)
     assert {(p.values["delay_ms"], p.values["loss"]) for p in cells} == {(10, "0.01"), (10, "0.05")}
     assert s.points_where({"variant": "reno", "loss": "0.25"}, cells) == ()
+
+
+def test_the_dropper_targets_the_receiver_unless_the_scenario_says_otherwise(tmp_path):
+    data = _base()
+    point = scenario.load(_write(tmp_path, data), "paper").points[0]
+    # the 2001 topology's receiver (scenarios/topologies/lin2001.yaml)
+    assert point.dropper_target == "192.168.2.2"
+    data["impairment"]["dropper"]["target"] = "192.168.1.2"
+    assert scenario.load(_write(tmp_path, data), "paper").points[0].dropper_target == "192.168.1.2"

@@ -132,9 +132,7 @@ def check_congestion_control(used: str, wanted: str | None, entry: dict) -> str 
 
 def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
     """One run: configure the dropper, run the workload, read the drop count."""
-    topo = plan["topology"]
-    target = entry["dropper"].get("target", topo["receiver"])
-    dropper.configure(entry["dropper"], target)
+    dropper.configure(entry["dropper"], entry["dropper_target"])
     # the packets the dropper decided on in this run: the count its drops are binomial in
     seen_before = dropper.seen()
     w = entry["workload"]

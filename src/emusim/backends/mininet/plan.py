@@ -185,6 +185,7 @@ def make_plan(
                 "repetition": rep,
                 "workload": point.workload,
                 "dropper": point.dropper,
+                "dropper_target": point.dropper_target,
                 "link": point.link,
                 "variant": point.variant,
                 "congestion_control": cc,

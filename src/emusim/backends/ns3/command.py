@@ -106,7 +106,7 @@ def scenario_repetitions(
 
 def dropper_args(point: Point) -> list[str]:
     dropper = point.dropper
-    args = [f"--target={dropper.get('target', '192.168.2.2')}"]
+    args = [f"--target={point.dropper_target}"]
     mode = dropper["mode"]
     if mode == "random":
         args += ["--dropMode=random", f"--cutoff={cutoff_from_rate(dropper['rate'])}"]

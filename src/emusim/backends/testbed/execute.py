@@ -77,6 +77,7 @@ def make_plan(
                 "repetition": rep,
                 "workload": point.workload,
                 "dropper": point.dropper,
+                "dropper_target": point.dropper_target,
                 "path": str(path),
             }
             (skipped if path.exists() else runs).append(entry)
@@ -94,9 +95,9 @@ def needs_dropper(plan: dict) -> bool:
     return any(dropper_active(r["dropper"]) for r in plan["runs"])
 
 
-def dropper_target(dropper: dict, topology: dict, inv: Inventory) -> str:
-    """The scenario's target is its receiver; on the testbed that is the inventory's."""
-    want = dropper.get("target", topology["hosts"]["receiver"]["address"])
+def dropper_target(want: str, topology: dict, inv: Inventory) -> str:
+    """The scenario's target (`Point.dropper_target`) must be its receiver; on the testbed that
+    is the inventory's."""
     if want != topology["hosts"]["receiver"]["address"]:
         raise BatchError(
             f"the scenario's dropper target {want} is not its receiver "
@@ -406,7 +407,7 @@ def execute_runs(tb: Testbed, session: Session, progress: Callable[[str], None] 
     }
     total = len(plan["runs"])
     for i, entry in enumerate(plan["runs"], 1):
-        target = dropper_target(entry["dropper"], plan["topology"], inv)
+        target = dropper_target(entry["dropper_target"], plan["topology"], inv)
         accepted = accepted_elapsed(plan, entry["point"])
         rejected = []
         for attempt in range(1, inv.max_attempts + 1):

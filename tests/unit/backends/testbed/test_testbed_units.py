@@ -436,10 +436,9 @@ def test_the_dropper_target_is_the_inventorys_receiver():
 
     inv = inventory.load(EXAMPLE)
     topo = {"hosts": {"receiver": {"address": "10.9.9.9"}}}
-    assert execute.dropper_target({"mode": "off"}, topo, inv) == "192.168.2.2"
-    assert execute.dropper_target({"target": "10.9.9.9"}, topo, inv) == "192.168.2.2"
+    assert execute.dropper_target("10.9.9.9", topo, inv) == "192.168.2.2"
     with pytest.raises(execute.BatchError, match="not its receiver"):
-        execute.dropper_target({"target": "10.9.9.8"}, topo, inv)
+        execute.dropper_target("10.9.9.8", topo, inv)
 
 
 def test_a_plan_skips_the_runs_already_written(tmp_path):
