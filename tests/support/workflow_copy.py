@@ -1,8 +1,12 @@
 """A copy of the workflow for tests that run Snakemake (test_workflow*.py, test_paper.py)."""
 
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from emusim.paths import REPO_ROOT
 
@@ -40,3 +44,19 @@ def copy_workflow(root: Path, ns3_programs: Path, extra: tuple[str, ...] = ()) -
     (root / "build").mkdir()
     shutil.copytree(ns3_programs, root / "build" / "ns3", copy_function=shutil.copy2)
     return root
+
+
+def snakemake_quick(root: Path, *args: str, check=True) -> subprocess.CompletedProcess:
+    """Snakemake in a copy of the workflow at quick scale with hardware and ns-3 (Mininet
+    needs root and a VM: test_workflow_mininet.py)."""
+    proc = subprocess.run(
+        [*SNAKEMAKE, "--cores", "2", *args, "--config", "scale=quick", "backends=[hardware,ns3]"],
+        cwd=root,
+        env=dict(os.environ, EMUSIM_ROOT=str(root)),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check and proc.returncode != 0:
+        pytest.fail(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc

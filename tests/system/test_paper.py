@@ -4,17 +4,13 @@ paper` at quick scale in a copy of the workflow, its text checked against the re
 
 import json
 import math
-import os
 import re
-import shutil
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from workflow_copy import SNAKEMAKE, copy_workflow
+from workflow_copy import snakemake_quick
 
 from emusim import paper_numbers as pn
 from emusim import paperbuild
@@ -425,16 +421,6 @@ def test_errors_are_read_from_the_log():
     ]
 
 
-@pytest.fixture(scope="session")
-def latex_ready():
-    """latexmk, pdflatex and pdftotext (tools/setup paper)."""
-    if not all(shutil.which(t) for t in ("latexmk", "pdflatex", "pdftotext")):
-        proc = subprocess.run(
-            [str(REPO_ROOT / "tools" / "setup"), "paper"], capture_output=True, text=True
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
 def test_a_latex_error_names_file_and_line(tmp_path, latex_ready):
     tex = tmp_path / "broken.tex"
     tex.write_text(
@@ -449,36 +435,15 @@ def test_a_latex_error_names_file_and_line(tmp_path, latex_ready):
 # --- the PDF at quick scale ----------------------------------------------------------------------
 
 
-def snakemake_quick(root: Path, *args: str) -> subprocess.CompletedProcess:
-    """Snakemake in the copy at quick scale with hardware and ns-3 (Mininet needs root and a
-    VM: test_workflow_mininet.py)."""
-    proc = subprocess.run(
-        [*SNAKEMAKE, "--cores", "2", *args, "--config", "scale=quick", "backends=[hardware,ns3]"],
-        cwd=root,
-        env=dict(os.environ, EMUSIM_ROOT=str(root)),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
 @pytest.fixture(scope="module")
-def quick_paper(tmp_path_factory, ns3_programs, latex_ready):
-    """`snakemake paper` at quick scale (hardware and ns-3) in a copy of the workflow, from
-    nothing: the copy's directory and the PDF's text."""
-    root = copy_workflow(tmp_path_factory.mktemp("paper"), ns3_programs)
-    start = time.monotonic()
-    snakemake_quick(root, "paper")
-    wall_s = time.monotonic() - start
-    pdf = root / "scales/quick/paper/build/paper.pdf"
+def quick_paper(quick_study):
+    """The quick-scale study's copy (conftest.py: `snakemake all`, the paper included) and
+    the PDF's text."""
+    pdf = quick_study / "scales/quick/paper/build/paper.pdf"
     text = subprocess.run(
         ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
     ).stdout
-    print(f"snakemake paper at quick scale, from nothing: {wall_s:.0f} s", file=sys.stderr)
-    return root, " ".join(text.split())
+    return quick_study, " ".join(text.split())
 
 
 @pytest.mark.slow

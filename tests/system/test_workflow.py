@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from workflow_copy import SNAKEMAKE, copy_workflow
+from workflow_copy import SNAKEMAKE, snakemake_quick
 
 from emusim import scenario as sc
 from emusim import tcptrace, variants
@@ -25,25 +25,14 @@ pytestmark = [pytest.mark.ns3, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory, ns3_programs):
-    """A copy of the workflow that shares the built ns-3 programs (mtimes kept)."""
-    return copy_workflow(tmp_path_factory.mktemp("emusim"), ns3_programs)
+def workdir(quick_study):
+    """The quick-scale study's copy of the workflow (conftest.py), which test_paper.py reads
+    too: every test here that changes it puts it back."""
+    return quick_study
 
 
 def snakemake(workdir: Path, *args: str, check=True) -> subprocess.CompletedProcess:
-    env = dict(os.environ, EMUSIM_ROOT=str(workdir))
-    proc = subprocess.run(
-        # Mininet has its own workflow test (test_workflow_mininet.py: root, a VM).
-        [*SNAKEMAKE, "--cores", "2", *args, "--config", "scale=quick", "backends=[hardware,ns3]"],
-        cwd=workdir,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if check and proc.returncode != 0:
-        pytest.fail(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
+    return snakemake_quick(workdir, *args, check=check)
 
 
 def _planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
