@@ -66,6 +66,11 @@ if HARDWARE_SOURCE == "testbed":
 # runner (emusim.backends.ns3.build.PROGRAMS, the one list); a scenario runs the program that
 # builds its topology (`ns3_program`).
 NS3_PROGRAMS = [f"build/ns3/{name}" for name in ns3build.PROGRAMS]
+# The run archive (docs/archive.md); `--config archive=off` (or null in a config file) makes
+# every run instead of restoring kept ones.
+ARCHIVE = config.get("archive")
+if str(ARCHIVE).lower() in ("none", "null", "off", "false", ""):
+    ARCHIVE = None
 DROPPER_MODULE = "kernel-dropper/dropper.ko"
 BLAST_TOOLS = ["build/emu/tcpblast", "build/emu/udpblast"]
 
@@ -406,9 +411,9 @@ def mininet_batch_args(wildcards, input):
         # only the cells the design keeps (config mininet.design.SCALE.points)
         listed = values if isinstance(values, list) else [values]
         args.append(f"--where {axis}={','.join(map(str, listed))}")
-    if config.get("archive"):
+    if ARCHIVE is not None:
         # runs kept with this run's key are restored, not run again (docs/archive.md)
-        args.append(f"--archive {config['archive']}")
+        args.append(f"--archive {ARCHIVE}")
     return " ".join(args)
 
 
@@ -662,9 +667,9 @@ def _ns3_archived(wildcards):
     w = wildcards
     relative = run_path("", "ns3", w.scenario, w.profile, w.point, int(w.rep))
     missing = f"{PREFIX}logs/not-archived/{relative}"
-    if not config.get("archive"):
+    if ARCHIVE is None:
         return missing
-    archived = run_archive.archive_path(config["archive"], SCALE, relative)
+    archived = run_archive.archive_path(ARCHIVE, SCALE, relative)
     delay_known = all(os.path.exists(p) for p in _ns3_delay_input(wildcards))
     if not (archived.exists() and delay_known):
         return missing
