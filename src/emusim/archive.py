@@ -153,17 +153,21 @@ def restore(archived: Path, out: Path) -> None:
 
 
 def listing(archive_dir: Path = ARCHIVE_DIR) -> list[dict]:
-    """One row per archived run: its file, revision, simulated and CPU seconds."""
+    """One row per archived run: its file, revision, the seconds it lasted in its backend's
+    clock (ns-3's simulated time, the emulation's guest time) and the host CPU-seconds it
+    cost (the job's benchmark, or the emulated run's own count)."""
     rows = []
-    for path in sorted(Path(archive_dir).glob("*/**/run*.json")):
+    for path in sorted(Path(archive_dir).glob("*/*/*/*/*/run*.json")):
         run = _load(path)
         prov = run["provenance"]
+        lasted = (prov.get("ns3") or {}).get("simulated_s", prov.get("wall_s"))
+        cpu = (prov.get("archive") or {}).get("cost", {}).get("cpu_s", prov.get("host_cpu_s"))
         rows.append(
             {
                 "file": str(path),
                 "git_revision": prov.get("git_revision"),
-                "simulated_s": (prov.get("ns3") or {}).get("simulated_s"),
-                "cpu_s": (prov.get("archive") or {}).get("cost", {}).get("cpu_s"),
+                "lasted_s": lasted,
+                "cpu_s": cpu,
             }
         )
     return rows
@@ -188,10 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.verb == "list":
             for row in listing(args.archive):
                 cpu = "?" if row["cpu_s"] is None else f"{row['cpu_s']:.0f}"
-                print(
-                    f"{row['file']}  {row['git_revision']}"
-                    f"  {row['simulated_s']} s simulated  {cpu} CPU-s"
-                )
+                lasted = "?" if row["lasted_s"] is None else f"{row['lasted_s']:.1f}"
+                print(f"{row['file']}  {row['git_revision']}  {lasted} s  {cpu} CPU-s")
         else:
             restore(args.archived, args.out)
             print(f"{args.out}: restored from {args.archived}", file=sys.stderr)

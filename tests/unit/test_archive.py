@@ -51,7 +51,7 @@ def test_add_keeps_the_run_under_its_results_path_with_its_cost(tmp_path):
     }
     assert kept["metrics"] == _run()["metrics"]
     assert archive.listing(repo / "data" / "archive") == [
-        {"file": str(target), "git_revision": "4306763", "simulated_s": 300.0, "cpu_s": 1375.25}
+        {"file": str(target), "git_revision": "4306763", "lasted_s": 300.0, "cpu_s": 1375.25}
     ]
 
 
