@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from workflow_copy import SNAKEMAKE, snakemake_quick
+from workflow_copy import SNAKEMAKE, copy_workflow, snakemake_quick
 
 from emusim import scenario as sc
 from emusim import tcptrace, variants
@@ -331,15 +331,17 @@ def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
     assert json.loads(result.read_text())["metrics"] == made["metrics"]
 
 
-def test_the_emulation_design_can_keep_some_cells_only(workdir):
+def test_the_emulation_design_can_keep_some_cells_only(tmp_path, ns3_programs):
     """config mininet.design.SCALE.points: the batch gets --where for each axis (the dry run
-    plans it; the selection itself is tested in test_mininet_archive.py)."""
+    plans it, in a copy with the emulation's sources; the selection itself is tested in
+    test_mininet_archive.py)."""
+    root = copy_workflow(tmp_path, ns3_programs, ("emu", "kernel-dropper"))
     design = 'mininet={design: {quick: {points: {lossy-link: {loss: "0.05", delay_ms: 10}}}}}'
     shard = "scales/quick/results/mininet/lossy-link/linux-6.1/shards/1-of-1.json"
     proc = subprocess.run(
         [*SNAKEMAKE, "-n", "-p", shard, "--config", "scale=quick", design],
-        cwd=workdir,
-        env=dict(os.environ, EMUSIM_ROOT=str(workdir)),
+        cwd=root,
+        env=dict(os.environ, EMUSIM_ROOT=str(root)),
         capture_output=True,
         text=True,
         check=True,
