@@ -31,6 +31,7 @@ from emusim.backends import HARDWARE as HARDWARE_BACKEND
 from emusim.backends import MODELS
 from emusim.backends.mininet.calibration import DELAY_TOLERANCE_REL
 from emusim.profiles import Profile
+from emusim.scenario import where_text
 from emusim.tables import tex_escape
 
 #: What a macro holds when its result was not produced at this scale.
@@ -280,14 +281,8 @@ def emulation_design_numbers(design: Mapping | None, repeat_deterministic: bool)
             f"config mininet.design: skip or points names {missing} without a reason in skip_why"
         )
 
-    def cells(keep: Mapping) -> str:
-        return ", ".join(
-            f"{axis} {' or '.join(map(str, v)) if isinstance(v, list) else v}"
-            for axis, v in keep.items()
-        )
-
     left = [(name, name) for name in skipped]
-    left += [(name, f"{name} but for {cells(keep)}") for name, keep in kept.items()]
+    left += [(name, f"{name} but for {where_text(keep)}") for name, keep in kept.items()]
     return {
         "MininetDesignRepetitions": integer(reps) if reps else "the scenario's number of",
         "MininetDesignDeterministic": "as often" if repeat_deterministic else "once",

@@ -176,6 +176,15 @@ class Scenario:
 _key = schema_errors.key
 
 
+def where_text(where: dict) -> str:
+    """Axis values as a reader names them: "delay_ms 10, loss 0.01 or 0.05"
+    (`Scenario.points_where`'s selection)."""
+    return ", ".join(
+        f"{axis} {' or '.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+        for axis, v in where.items()
+    )
+
+
 def _as_float(value) -> float | None:
     try:
         return float(value)

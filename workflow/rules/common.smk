@@ -291,12 +291,8 @@ def mininet_skipped_points(name):
     keep = mininet_points(name)
     if keep:
         kept = {p.id for p in s.points_where(keep)}
-        shown = ", ".join(
-            f"{k} {' or '.join(map(str, v)) if isinstance(v, list) else v}"
-            for k, v in keep.items()
-        )
         why = (
-            f"not run: at scale {SCALE} the emulation runs only {shown} "
+            f"not run: at scale {SCALE} the emulation runs only {sc.where_text(keep)} "
             f"(config mininet.design.{SCALE}.points)"
         )
         out = {**{p.id: why for p in s.points if p.id not in kept}, **out}
