@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from emusim.paths import scale_prefix
-from emusim.runjson import RunSchemaError, validate_run, write_atomically
+from emusim.runjson import RunSchemaError, run_path, validate_run, write_atomically
 
 ARCHIVE_DIR = Path("data/archive")
 """Where archived runs live, relative to the repository (config `archive`)."""
@@ -114,12 +114,8 @@ def add(run_file: Path, archive_dir: Path = ARCHIVE_DIR, repo: Path = Path("."))
         )
     if identity not in prov or "scale" not in prov:
         raise ArchiveError(f"{where} has no {identity!r} or 'scale': the archive cannot match it")
-    relative = Path(
-        run["backend"],
-        run["scenario"],
-        run["profile"],
-        run["point"],
-        f"run{run['repetition']}.json",
+    relative = run_path(
+        "", run["backend"], run["scenario"], run["profile"], run["point"], run["repetition"]
     )
     timing = (
         Path(repo) / scale_prefix(prov["scale"]) / "logs" / "timing" / relative.with_suffix(".tsv")
