@@ -28,7 +28,14 @@ configfile: "config/config.yaml"
 report: "workflow/report/workflow.rst"
 
 
+# Configuration and scenarios first; then each stage's input functions and the studies'
+# plug-in API, which the rules below (and the studies' rules files) call as they load.
 include: "workflow/rules/common.smk"
+include: "workflow/rules/hardware_inputs.smk"
+include: "workflow/rules/ns3_inputs.smk"
+include: "workflow/rules/mininet_inputs.smk"
+include: "workflow/rules/analysis_inputs.smk"
+include: "workflow/rules/study_api.smk"
 include: "workflow/rules/reference.smk"
 include: "workflow/rules/testbed.smk"
 include: "workflow/rules/ns3.smk"

@@ -78,7 +78,7 @@ def least_squares_fit(sizes, rtts) -> dict:
     }
 
 
-def one_way_delay_us(
+def delay_from_intercept_us(
     intercept_us: float,
     rate_Bpus: float = LINK_RATE_B_PER_US,
     header_bytes: int = PING_OVERHEAD_REPORT_B,
@@ -103,9 +103,9 @@ def fit_report(ping_df: pd.DataFrame) -> dict:
     a, b = two_point_fit(sizes, rtts)
     ls = least_squares_fit(sizes, rtts)
     low, high = ls["intercept_ci95"]
-    ls["one_way_delay_us"] = one_way_delay_us(ls["intercept"])
-    ls["one_way_delay_ci95_us"] = (one_way_delay_us(low), one_way_delay_us(high))
+    ls["one_way_delay_us"] = delay_from_intercept_us(ls["intercept"])
+    ls["one_way_delay_ci95_us"] = (delay_from_intercept_us(low), delay_from_intercept_us(high))
     return {
-        "two_point": {"a": a, "b": b, "one_way_delay_us": one_way_delay_us(b)},
+        "two_point": {"a": a, "b": b, "one_way_delay_us": delay_from_intercept_us(b)},
         "least_squares": ls,
     }

@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from emusim import schema_errors
+from emusim import schema_errors, workloads
 from emusim.paths import SCENARIO_DIR
 
 SCALES = ("paper", "quick")
@@ -131,6 +131,20 @@ class Scenario:
     def workload_kind(self) -> str:
         return self.settings["workload"]["kind"]
 
+    def one_way_delay_us(self, measured_us: float | None, hint: str = "") -> float:
+        """The scenario's one-way delay (``topology.delay``): its number, or `measured_us`,
+        the delay fitted to the ping sweep (emusim.delay), for ``delay: measured``; `hint`
+        says how to give the fitted delay."""
+        delay = self.settings["topology"]["delay"]
+        if delay != "measured":
+            return float(delay)
+        if measured_us is None:
+            raise ScenarioError(
+                f"{self.path}: key 'topology.delay' has value 'measured' and no fitted delay "
+                f"was given{': ' + hint if hint else ''}"
+            )
+        return float(measured_us)
+
     def thinned_points(self, stride: int) -> tuple[Point, ...]:
         """Every ``stride``-th value of the first sweep axis (from the first), with every
         combination of the other axes: a coarser sweep of the same design."""
@@ -216,7 +230,7 @@ def _read_yaml(path: Path) -> dict:
 
 @cache
 def _schema() -> dict:
-    return yaml.safe_load(SCHEMA_PATH.read_text())
+    return workloads.scenario_schema(yaml.safe_load(SCHEMA_PATH.read_text()))
 
 
 def validate(settings: dict, path: Path) -> None:
@@ -365,18 +379,9 @@ def _check_point(settings: dict, path: Path, pid: str) -> None:
             f"{path}: point {pid}: key 'impairment.dropper.every_n' is missing; the regular "
             "dropper needs N (or sweep every_n)"
         )
-    if settings["workload"]["kind"] == "ping" and "request_size_B" not in settings["workload"]:
-        raise ScenarioError(
-            f"{path}: point {pid}: key 'workload.request_size_B' is missing (or sweep it)"
-        )
-    if settings["workload"]["kind"] == "udp-flood":
-        _check_flood(settings["workload"], path, pid)
-    if settings["workload"]["kind"] == "multiflow":
-        from emusim.workloads import multiflow
-
-        problem = multiflow.check(settings)
-        if problem:
-            raise ScenarioError(f"{path}: point {pid}: {problem}")
+    problem = workloads.of(settings).check(settings)
+    if problem:
+        raise ScenarioError(f"{path}: point {pid}: {problem}")
     has_router2 = "router2" in settings["topology"]["hosts"]
     if "link" in settings["impairment"] and not has_router2:
         raise ScenarioError(
@@ -396,27 +401,6 @@ def _check_point(settings: dict, path: Path, pid: str) -> None:
     variant = (settings.get("tcp") or {}).get("variant")
     if variant is not None:
         _coerce("variant", variant, path, "tcp.variant")
-
-
-UDP_PAYLOAD_RANGE_B = (8, 65507)
-"""A flood's datagram carries its 8-byte sequence number; 65 507 B is UDP's largest payload."""
-
-
-def _check_flood(workload: dict, path: Path, pid: str) -> None:
-    """A udp-flood point needs a payload size and a path, set or swept (a swept value is not
-    seen by the schema, so its range is checked here)."""
-    for key in ("payload_B", "path"):
-        if key not in workload:
-            raise ScenarioError(
-                f"{path}: point {pid}: key 'workload.{key}' is missing (or sweep {key})"
-            )
-    low, high = UDP_PAYLOAD_RANGE_B
-    size = workload["payload_B"]
-    if not low <= size <= high:
-        raise ScenarioError(
-            f"{path}: point {pid}: key 'workload.payload_B' has value {size!r}; accepted: a "
-            f"whole number of bytes in [{low}, {high}]"
-        )
 
 
 def _resolve_topology(raw: dict, path: Path) -> dict:

@@ -23,7 +23,7 @@ from emusim.constants import (
     UDP_DATAGRAM_SIZE_B,
     LINK_RATE_Bps,
 )
-from emusim.delay import fit_report, least_squares_fit, one_way_delay_us, two_point_fit
+from emusim.delay import delay_from_intercept_us, fit_report, least_squares_fit, two_point_fit
 
 TABLE_OF_FILE = {
     "hosts": {"1.1"},
@@ -266,9 +266,11 @@ def test_two_point_fit_reproduces_a_b_and_the_delay():
     pub = {c: printed("3.3", c)["two_point_fit"] for c in ("a", "b", "delay_us")}
     assert matches(a, *pub["a"][:2])
     assert matches(b, *pub["b"][:2])
-    assert matches(one_way_delay_us(b), *pub["delay_us"][:2])
-    assert matches(one_way_delay_us(pub["b"][0]), *pub["delay_us"][:2])
-    assert round(one_way_delay_us(b)) == printed("3.3", "delay_us_rounded")["two_point_fit"][0]
+    assert matches(delay_from_intercept_us(b), *pub["delay_us"][:2])
+    assert matches(delay_from_intercept_us(pub["b"][0]), *pub["delay_us"][:2])
+    assert (
+        round(delay_from_intercept_us(b)) == printed("3.3", "delay_us_rounded")["two_point_fit"][0]
+    )
     assert matches(4 / LINK_RATE_B_PER_US, *printed("3.3", "a_theory")["two_point_fit"][:2])
 
 
@@ -285,7 +287,7 @@ def test_discrepancy_b_restated_with_a_wrong_digit():
     restated, _, notes = printed("3.3", "b_restated")["two_point_fit"]
     assert restated != b
     delay = printed("3.3", "delay_us")["two_point_fit"]
-    assert not matches(one_way_delay_us(restated), *delay[:2])
+    assert not matches(delay_from_intercept_us(restated), *delay[:2])
     assert "161.0556" in notes
 
 
@@ -304,8 +306,8 @@ def test_least_squares_delay_near_the_report_with_a_confidence_interval():
 
 
 def test_delay_helpers():
-    assert one_way_delay_us(161.0556) == pytest.approx((161.0556 - 216 / 12.5) / 2)
-    assert one_way_delay_us(2 * 72 + 17.28) == pytest.approx(72)
+    assert delay_from_intercept_us(161.0556) == pytest.approx((161.0556 - 216 / 12.5) / 2)
+    assert delay_from_intercept_us(2 * 72 + 17.28) == pytest.approx(72)
     with pytest.raises(ValueError, match="p1=256"):
         two_point_fit([100, 200], [1.0, 2.0])
     fit = least_squares_fit([0, 1, 2, 3], [1.0, 3.0, 5.0, 7.0])

@@ -3,6 +3,10 @@
 # presents; one rule draws them all.
 
 
+def _figure_inputs(wildcards):
+    return FIGURE_SPECS[wildcards.stem]["inputs"]()
+
+
 rule figure:
     input:
         unpack(_figure_inputs),

@@ -34,7 +34,7 @@ rule ns3_run:
     conda:
         "../envs/emusim.yaml"
     resources:
-        # a cluster job's time limit: hours for a paper-scale multi-flow run (common.smk)
+        # a cluster job's time limit: hours for a paper-scale multi-flow run (ns3_inputs.smk)
         runtime=lambda wc: ns3_runtime_min(wc.scenario),
     params:
         run=_ns3_run,

@@ -1,10 +1,12 @@
 # Input and params functions of the paper's rules (paper.smk): what this scale produced. Each
-# study adds its own through its rules file (register_study in common.smk).
+# study adds its own through its rules file (register_study in study_api.smk).
 from pathlib import Path
 
 from emusim import paper_numbers as pn
 
 PAPER_GENERATED = f"{PREFIX}paper/generated"
+# the paper's PDF, the last of `all`'s targets (all_targets, study_api.smk)
+PAPER_PDF = f"{PREFIX}paper/build/paper.pdf"
 
 
 def paper_figure_stems():

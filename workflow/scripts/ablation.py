@@ -1,18 +1,13 @@
 """Rule ablation: every ablation step's runs of one scenario against the hardware."""
 
-import sys
-from pathlib import Path
-
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
 from emusim import profiles as tcp_profiles
+from emusim import script_log
 from emusim.collect import read_runs, tidy
 from emusim.studies.report_2001 import ablation
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821
 runs = tidy(read_runs(snakemake.input.runs), scenario)  # noqa: F821
 hardware = pd.read_csv(snakemake.input.hardware)  # noqa: F821

@@ -1,17 +1,13 @@
 """Rule ablation_summary: median and max |rel_diff| after each ablation step, and its table."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
-from emusim import tables
+from emusim import script_log, tables
 from emusim.studies.report_2001 import ablation
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 table = ablation.summary([pd.read_csv(p) for p in snakemake.input])  # noqa: F821
 table.to_csv(snakemake.output.csv, index=False)  # noqa: F821
 shown = table[table["metric"] == "throughput_report_Bps"].pivot_table(

@@ -1,19 +1,16 @@
 """Rule analytic_curves: Mathis and PFTK throughput for a drop scenario's profiles."""
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
 from emusim import profiles as tcp_profiles
+from emusim import script_log
 from emusim.studies.report_2001 import analytic
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 delay_us = json.loads(Path(snakemake.input.delay).read_text())["one_way_delay_us"]  # noqa: F821
 rtt_s = analytic.data_rtt_s(delay_us)
 # Loss event rates: fine steps over the report's range (regular: p = 1/N lies on the same axis).

@@ -1,16 +1,13 @@
 """Rule mininet_collect: the run JSONs a backend's batches list, to its tidy per-run table."""
 
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.collect import read_runs, tidy
 from emusim.linux.tcp import MININET_PROFILES
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 paths = []
 for batch in snakemake.input.batches:  # noqa: F821
     info = json.loads(Path(batch).read_text())

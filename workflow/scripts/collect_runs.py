@@ -1,14 +1,9 @@
 """Rule ns3_collect: a backend's run JSONs to its tidy per-run table."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.collect import read_runs, tidy
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 for point, why in getattr(snakemake.params, "skipped", {}).items():  # noqa: F821
     log.warning("%s: not run: %s", point, why)
 runs = read_runs(snakemake.input.runs)  # noqa: F821

@@ -1,17 +1,12 @@
 """Rule compare: (exp - sim) / exp per backend, profile, point and metric (report Chapter 5)."""
 
-import sys
-from pathlib import Path
-
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.backends.mininet import selfcheck
 from emusim.compare import compare, unmatched_points
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 stats = pd.read_csv(snakemake.input.stats)  # noqa: F821
 metrics = snakemake.params.metrics  # noqa: F821
 checks = selfcheck.table(snakemake.input.batches)  # noqa: F821

@@ -4,19 +4,15 @@ Mininet, real Linux TCP, is the reference: rel_diff = (mininet - ns3) / mininet.
 the scenario's design is a row; one a backend did not run says why in `status`.
 """
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
-from emusim import variants
+from emusim import script_log, variants
 from emusim.backends.mininet import selfcheck
 from emusim.compare import compare_backends, run_status
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 inp, params = snakemake.input, snakemake.params  # noqa: F821
 scenario = params.scenario
 stats = pd.read_csv(inp.stats)

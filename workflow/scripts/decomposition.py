@@ -1,18 +1,14 @@
 """Rule decomposition: the emulation's distance from the hardware, taken apart into "Linux 6.1
 is not 2.2" and "the emulator is not the simulator" (emusim.studies.report_2001.decomposition)."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
-from emusim import tables
+from emusim import script_log, tables
 from emusim.studies.report_2001 import decomposition
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 scenarios = snakemake.params.scenarios  # noqa: F821
 stats = {n: pd.read_csv(p) for n, p in zip(scenarios, snakemake.input, strict=True)}  # noqa: F821
 table = decomposition.decomposition(stats, scenarios)

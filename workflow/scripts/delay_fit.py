@@ -1,18 +1,15 @@
 """Rule delay_fit: the one-way delay from the hardware's ping sweep (report §3.2)."""
 
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.delay import fit_report
 from emusim.runjson import write_atomically
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 pings = pd.read_csv(snakemake.input[0])  # noqa: F821
 fits = fit_report(pings.rename(columns={"echo": "rep"}))
 method = snakemake.params.method  # noqa: F821

@@ -1,17 +1,13 @@
 """Rule delay_table: the two fits of the ping sweep and the one-way delay each gives."""
 
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
+from emusim import script_log, tables
 
-from emusim import tables
-
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 result = json.loads(Path(snakemake.input[0]).read_text())  # noqa: F821
 tp, ls = result["fits"]["two_point"], result["fits"]["least_squares"]
 lo, hi = ls["one_way_delay_ci95_us"]

@@ -1,17 +1,13 @@
 """Rule figure: one figure, drawn by the study it belongs to (emusim.studies: its
 ``figures.draw``), or the generic figure of a scenario no study presents."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
+from emusim import plots_scenario, script_log, studies
 
-from emusim import plots_scenario, studies
-
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 params = snakemake.params  # noqa: F821
 inputs = dict(snakemake.input.items())  # noqa: F821
 stem = Path(snakemake.output.pdf).with_suffix("")  # noqa: F821

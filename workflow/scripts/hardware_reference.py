@@ -1,14 +1,9 @@
 """Rule hardware_reference: the 2001 measurements as the hardware backend's tidy table."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.backends.reference.runs import reference_runs
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821
 runs = reference_runs(scenario)
 if runs.empty:

@@ -1,12 +1,8 @@
 """Rule mininet_selfcheck: every batch's fidelity self-check as a table and a figure."""
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
-from emusim import plots_selfcheck, tables
+from emusim import plots_selfcheck, script_log, tables
 from emusim.backends.mininet import selfcheck
 from emusim.backends.mininet.calibration import (
     DELAY_TOLERANCE_REL,
@@ -14,7 +10,7 @@ from emusim.backends.mininet.calibration import (
     THROUGHPUT_TOLERANCE,
 )
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 checks = selfcheck.table(snakemake.input)  # noqa: F821
 checks.to_csv(snakemake.output.csv, index=False)  # noqa: F821
 lo, hi = THROUGHPUT_TOLERANCE

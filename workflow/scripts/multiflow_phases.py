@@ -1,17 +1,13 @@
 """Rule multiflow_phases: every run's per-phase table (emusim.studies.multiflow.phases), and the
 paper's."""
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
-from emusim import tables
+from emusim import script_log, tables
 from emusim.collect import read_runs
 from emusim.studies.multiflow import phases as multiflow
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821
 runs = read_runs(snakemake.input.runs)  # noqa: F821
 log.info("mininet: not run: the multi-flow study is ns-3's alone (docs/multiflow.md, Mininet)")

@@ -3,18 +3,14 @@ emusim.studies), where its inputs are (paths.tex), the studies' sections (studie
 appendix of scenarios no study presents (scenarios.tex)."""
 
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
 from emusim import paper_numbers as pn
-from emusim import profiles, studies, variants
+from emusim import profiles, script_log, studies, variants
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
 # Names of the inputs this scale has (`in inp` would test the paths, not the names).
 named = set(inp.keys())

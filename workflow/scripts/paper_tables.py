@@ -1,16 +1,12 @@
 """Rule paper_tables: the testbed tables the paper states (hosts, route, TCP profiles)."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
+from emusim import paper_tables, profiles, script_log, tables
 
-from emusim import paper_tables, profiles, tables
-
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 inp, out = snakemake.input, snakemake.output  # noqa: F821
 registry = profiles.registry(Path(inp.profiles))
 made = {

@@ -1,16 +1,12 @@
 """Rule profile_table: every TCP profile parameter, its value, ns-3 attribute and source."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
+from emusim import profiles, script_log, tables
 
-from emusim import profiles, tables
-
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 rows = [
     {
         "profile": prof.name,

@@ -4,19 +4,16 @@ The same comparison as compare_backends.py (ns-3 without the model), with the mo
 rel_diff = (mininet - ns3-model) / mininet per point and metric (docs/router-forwarding.md).
 """
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.backends.mininet import selfcheck
 from emusim.compare import compare_backends, run_status
 from emusim.workloads import udp_flood
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 inp, params = snakemake.input, snakemake.params  # noqa: F821
 scenario = params.scenario
 stats = pd.read_csv(inp.stats)

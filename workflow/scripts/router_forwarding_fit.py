@@ -3,18 +3,15 @@
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.runjson import write_atomically
 from emusim.studies.router_forwarding import fit as forwarding_fit
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 inp, out = snakemake.input, snakemake.output  # noqa: F821
 runs = pd.read_csv(inp.runs)
 # The kernel's backlog limit and where the emulation ran, from a run of each batch

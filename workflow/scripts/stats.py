@@ -1,16 +1,11 @@
 """Rule stats: per backend, profile, point and metric: mean, SDs, CI (docs/results-schema.md)."""
 
-import sys
-from pathlib import Path
-
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.stats import summarise
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821
 runs = pd.concat([pd.read_csv(p) for p in snakemake.input], ignore_index=True)  # noqa: F821
 if "datagrams_sent" in runs:

@@ -1,16 +1,11 @@
 """Rule summary: median and maximum |rel_diff| per scenario, backend and profile."""
 
-import sys
-from pathlib import Path
-
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.compare import summarise_comparisons
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 frames = [pd.read_csv(p) for p in snakemake.input]  # noqa: F821
 table = summarise_comparisons(frames)
 table.to_csv(snakemake.output[0], index=False)  # noqa: F821

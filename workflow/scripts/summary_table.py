@@ -1,16 +1,12 @@
 """Rule summary_table: median and maximum |rel_diff| per scenario, backend and profile."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
+from emusim import script_log, tables
 
-from emusim import tables
-
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 summary = pd.read_csv(snakemake.input[0])  # noqa: F821
 summary["selfcheck"] = summary["selfcheck"].fillna("")
 stem = Path(snakemake.output[0]).with_suffix("")  # noqa: F821

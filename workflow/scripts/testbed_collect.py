@@ -1,15 +1,12 @@
 """Rule testbed_collect: the run JSONs of a testbed batch, to the hardware's tidy per-run table."""
 
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
+from emusim import script_log
 from emusim.collect import read_runs, tidy
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 batch = json.loads(Path(snakemake.input.batch).read_text())  # noqa: F821
 runs = read_runs(batch["run_files"])
 frame = tidy(runs, snakemake.params.scenario)  # noqa: F821

@@ -4,17 +4,13 @@ mininet) add the run's own counts beside the trace's, and what only its trace ha
 firings, the kernel's retransmission count)."""
 
 import json
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
+from emusim import script_log, tcptrace
 
-from emusim import tcptrace
-
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 backend = snakemake.params.get("backend")  # noqa: F821
 rows = []
 for path in snakemake.input:  # noqa: F821

@@ -1,17 +1,13 @@
 """Rule variant_table: ns-3 against Mininet per TCP variant at the headline cell."""
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).parent))
-import _log
-
-from emusim import tables
+from emusim import script_log, tables
 from emusim.studies.lossy_link import variants_table as lossy
 
-log = _log.setup(snakemake)  # noqa: F821
+log = script_log.setup(snakemake)  # noqa: F821
 compare = pd.read_csv(snakemake.input.compare)  # noqa: F821
 table = lossy.variant_table(compare, snakemake.params.variants)  # noqa: F821
 stem = Path(snakemake.output[0]).with_suffix("")  # noqa: F821

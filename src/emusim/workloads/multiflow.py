@@ -13,12 +13,13 @@ emusim.studies.multiflow.phases. docs/multiflow.md has the design and its source
 from __future__ import annotations
 
 import itertools
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from emusim import constants
-
-WORKLOAD = "multiflow"
+from emusim.workloads import Workload
 
 SETTLED_FRACTION = 0.5
 """A phase's statistics are taken over its last half: the first half is the transient after an
@@ -136,3 +137,105 @@ def access_rate_bps(settings: dict[str, Any]) -> float:
 def payload_capacity_Mbps(link_rate_Mbps: float) -> float:
     """Goodput of back-to-back full segments at the bottleneck: rate x 1448 / 1538."""
     return link_rate_Mbps * constants.TCP_WRITE_SIZE_B / constants.ETH_FRAME_WIRE_B
+
+
+# --- the workload --------------------------------------------------------------------------------
+
+FLOW_FIELDS_SCHEMA = {
+    "rtt_ms": {"type": "number", "minimum": 0, "maximum": 10000},
+    "start_phase": {"type": "integer", "minimum": 0},
+    "stop_phase": {"type": "integer", "minimum": 1},
+}
+"""A flow's round-trip propagation delay and the phases [start_phase, stop_phase) it sends in."""
+
+WALL_S_PER_SIM_S_800MBPS = 21.6
+"""What one ns-3 run costs (docs/multiflow.md, "Cost"): 21.6 s of wall time per simulated
+second for FAST with 3 flows at 800 Mb/s, growing roughly as the rate squared."""
+
+LOSS_BASED_FACTOR = 6.7
+"""The loss-based variants cost 6.7 times FAST (CUBIC 1.2 s against FAST 0.18 s per simulated
+second at 20 Mb/s)."""
+
+
+class Multiflow(Workload):
+    kind = "multiflow"
+    summary = "long-lived TCP flows arriving at and leaving one bottleneck in phases"
+    # a list of flows, or `count` identical ones
+    schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["kind", "phases", "phase_s", "sample_s", "flows"],
+        "properties": {
+            "kind": {"const": "multiflow"},
+            "phases": {"type": "integer", "minimum": 1, "maximum": 1000},
+            "phase_s": {"type": "number", "exclusiveMinimum": 0},
+            "sample_s": {"type": "number", "exclusiveMinimum": 0},
+            # the bottleneck's buffer in each phase (one entry per phase, never shrinking);
+            # without it, topology.router_queue_packets throughout
+            "buffer_packets_by_phase": {
+                "type": "array",
+                "minItems": 1,
+                "items": {"type": "integer", "minimum": 1, "maximum": 1000000},
+            },
+            "flows": {
+                "oneOf": [
+                    {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": 250,
+                        "items": {
+                            "type": "object",
+                            "required": ["rtt_ms", "start_phase", "stop_phase"],
+                            "properties": FLOW_FIELDS_SCHEMA,
+                            "additionalProperties": False,
+                        },
+                    },
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["count", "rtt_ms", "start_phase", "stop_phase"],
+                        "properties": {
+                            "count": {"type": "integer", "minimum": 1, "maximum": 250},
+                            **FLOW_FIELDS_SCHEMA,
+                        },
+                    },
+                ]
+            },
+        },
+    }
+    tcp = True
+    ns3_programs = ("multiflow",)
+    ns3_own_topology = True
+    # scenarios/topologies/dumbbell.yaml: sender k is 10.1.k.2, the first is named here
+    ns3_hosts: ClassVar[Mapping[str, Mapping[str, Any]] | None] = {
+        "sender": {"address": "10.1.1.2"},
+        "router": {"addresses": ["10.1.1.1", "10.0.0.1"]},
+        "router2": {"addresses": ["10.0.0.2", "10.2.0.1"]},
+        "receiver": {"address": "10.2.0.2"},
+    }
+    # only ns-3 runs it (docs/multiflow.md): nothing to compare it with
+    emulated = False
+    # its metrics are time series: its table is per phase (its study's)
+    per_point_table = False
+
+    def check(self, settings: Mapping[str, Any]) -> str | None:
+        return check(dict(settings))
+
+    def ns3_args(
+        self, settings: Mapping[str, Any], interframe_gap_ns: Callable[[float], int]
+    ) -> list[str]:
+        return ns3_args(dict(settings), interframe_gap_ns)
+
+    def ns3_sender_rate_bps(self, settings: Mapping[str, Any]) -> float:
+        # the senders pace at their own (access) link's rate
+        return access_rate_bps(dict(settings))
+
+    def ns3_runtime_min(self, settings: Mapping[str, Any], default_min: int) -> int:
+        """Twice what the measured cost implies, with the loss-based variants' factor, so that
+        a paper-scale run is not killed."""
+        rate_factor = (settings["topology"]["link_rate_Mbps"] / 800) ** 2
+        wall_s = duration_s(settings["workload"]) * WALL_S_PER_SIM_S_800MBPS * rate_factor
+        return max(default_min, math.ceil(2 * wall_s * LOSS_BASED_FACTOR / 60))
+
+
+WORKLOAD = Multiflow()

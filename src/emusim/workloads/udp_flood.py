@@ -29,12 +29,13 @@ Metrics of a run (the same names from ns-3 and from Mininet):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from emusim import constants
-
-WORKLOAD = "udp-flood"
-"""The workload kind of the study (scenario schema)."""
+from emusim.backends import NS3_MODEL
+from emusim.linux.hosts import finish_json, start_server
+from emusim.workloads import Workload
 
 PATHS = ("direct", "routed")
 """Without the router (the generator's ceiling) and through it."""
@@ -49,7 +50,7 @@ TABLE_COLUMNS = {
 }
 """The scenario table's columns per backend: each quantity's mean (emusim.tables)."""
 
-MODEL_BACKEND = "ns3-model"
+MODEL_BACKEND = NS3_MODEL.name
 """The backend name of ns-3 runs with the processing model (``ns3`` is ns-3 without it)."""
 
 UDP_HEADER_B = 8
@@ -176,9 +177,13 @@ def flood_metrics(
 # --- scenarios -----------------------------------------------------------------------------------
 
 
+UDP_PAYLOAD_RANGE_B = (8, 65507)
+"""A flood's datagram carries its 8-byte sequence number; 65 507 B is UDP's largest payload."""
+
+
 def is_flood(scenario) -> bool:
     """Whether a scenario is of the router-forwarding kind (workload udp-flood)."""
-    return scenario.workload_kind == WORKLOAD
+    return scenario.workload_kind == WORKLOAD.kind
 
 
 def destination(path: str, topology: Mapping) -> str:
@@ -236,3 +241,200 @@ def ns3_model_args(fit: Mapping, payload_B: int) -> list[str]:
         f"--routerPerByteNs={router['per_byte_s'] * 1e9:.6f}",
         f"--processorQueuePackets={int(fit['queue_packets'])}",
     ]
+
+
+# --- the workload --------------------------------------------------------------------------------
+
+
+class UdpFlood(Workload):
+    kind = "udp-flood"
+    summary = "UDP floods of one payload size for a fixed time, direct or through the router"
+    # payload_B and path are usually swept
+    schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["kind", "duration_s"],
+        "properties": {
+            "kind": {"const": "udp-flood"},
+            "duration_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 3600},
+            "payload_B": {"type": "integer", "minimum": 8, "maximum": 65507},
+            "path": {"enum": list(PATHS)},
+        },
+    }
+    # the router-forwarding fit reads the run-to-run spread
+    random = True
+    ns3_programs = ("router-forwarding",)
+    backend_metrics = METRICS
+
+    def check(self, settings: Mapping[str, Any]) -> str | None:
+        """A point needs a payload size and a path, set or swept (a swept value is not seen
+        by the schema, so its range is checked here)."""
+        workload = settings["workload"]
+        for key in ("payload_B", "path"):
+            if key not in workload:
+                return f"key 'workload.{key}' is missing (or sweep {key})"
+        low, high = UDP_PAYLOAD_RANGE_B
+        size = workload["payload_B"]
+        if not low <= size <= high:
+            return (
+                f"key 'workload.payload_B' has value {size!r}; accepted: a whole number of "
+                f"bytes in [{low}, {high}]"
+            )
+        return None
+
+    def ns3_args(
+        self, settings: Mapping[str, Any], interframe_gap_ns: Callable[[float], int]
+    ) -> list[str]:
+        return ns3_workload_args(settings["workload"])
+
+    def ns3_model_args(self, fit: Mapping[str, Any], settings: Mapping[str, Any]) -> list[str]:
+        return ns3_model_args(fit, int(settings["workload"]["payload_B"]))
+
+    def wire_busy_s(self, workload: Mapping[str, Any], rate_bps: float) -> float:
+        return float(workload["duration_s"])
+
+    def scenario_table(self, stats, axes: list[str]):
+        from emusim import tables
+
+        return tables.side_by_side(stats, TABLE_COLUMNS, x_cols=axes)
+
+    linux_needs = ("ip_counters", "egress_qdisc", "backlog_drops", "backlog_limit")
+
+    def run_linux(self, hosts, dropper, entry: dict, plan: dict) -> dict:
+        return run_linux(hosts, entry, plan)
+
+
+WORKLOAD = UdpFlood()
+
+
+# --- on Linux hosts (emusim.linux.hosts) ---------------------------------------------------------
+#
+# The sender floods with ``udpblast flood`` (emu/blast/udpblast.c) as fast as its CPU and its
+# link let it: a datagram its full link queue refuses fails with ENOBUFS (IP_RECVERR) rather
+# than vanishing, as a NIC's ring refuses a frame, so what the sender counts as sent did enter
+# its link; a fragmented datagram is paced at the line rate instead, so that no fragment meets a
+# full queue (`flood_pace` says why). The sink is ``udpblast recv`` on the router (path
+# ``direct``) or on the receiver (``routed``). Around the flood the run reads the hosts' own
+# counters: IP forwarding, discards and reassembly in the router and at the sink, the router's
+# egress qdisc, and the kernel's per-CPU backlog drops. Those say where a datagram was lost.
+
+SINK_IDLE_MS = 2000
+"""The sink ends this long after the last datagram if no end marker arrives."""
+MARKERS = 3
+"""End markers the flood sends after its last datagram, 10 ms apart."""
+SLACK_S = 60.0
+"""How much longer than its flood a run may take before it is an error."""
+SINK_RCVBUF_B = 8 << 20
+"""The sink's receive buffer (forced past net.core.rmem_max): the sink shares its CPU with the
+sender and the router, and is woken for bursts; the paper's sink lost nothing, and ours should
+lose nothing its buffer could have held."""
+WARM_UP_S = 1.0
+WARM_UP_PAYLOAD_B = 64
+"""The unrecorded flood along each path before the hosts' first run (`warm_up`)."""
+
+
+def _delta(after: dict[str, int], before: dict[str, int], key: str) -> int:
+    return after.get(key, 0) - before.get(key, 0)
+
+
+def flood(
+    hosts, sink_role: str, payload: int, duration_s: float, topo: Mapping
+) -> tuple[dict, dict]:
+    """One flood from the sender to a sink on ``sink_role``: what the sender and the sink
+    printed (udpblast's JSON)."""
+    timeout_s = duration_s + SLACK_S
+    pace = flood_pace(payload, topo["rate_bps"], topo["host_queue"])
+    sink = start_server(
+        hosts,
+        sink_role,
+        [
+            hosts.tool("udpblast"), "recv", "-p", str(hosts.port), "-i", str(SINK_IDLE_MS),
+            "-t", str(int(hosts.guard_s(timeout_s))), "-R", str(SINK_RCVBUF_B),
+        ],
+        "the UDP sink",
+        30,
+    )  # fmt: skip
+    argv = [
+        hosts.tool("udpblast"), "flood", "-a", hosts.address(sink_role), "-p", str(hosts.port),
+        "-s", str(payload), "-d", str(round(duration_s * 1000)), "-m", str(MARKERS),
+    ]  # fmt: skip
+    argv += ["-r", f"{pace[0]:.3f}", "-B", str(pace[1])] if pace else ["-r", "0"]
+    sender = hosts.start("sender", argv)
+    return (
+        finish_json(sender, "the UDP flood", hosts.guard_s(timeout_s)),
+        finish_json(sink, "the UDP sink", hosts.guard_s(timeout_s)),
+    )
+
+
+def warm_up(hosts, topo: Mapping) -> None:
+    """Before the hosts' first measured flood: WARM_UP_S of flooding along each path, not
+    recorded. QEMU's software emulation translates guest code the first time it runs, so the
+    first seconds of a new code path run slower than the rest (seen: the batch's first flood
+    the slowest of all)."""
+    if WORKLOAD.kind in hosts.warmed:
+        return
+    for role in ("router", "receiver"):
+        flood(hosts, role, WARM_UP_PAYLOAD_B, WARM_UP_S, topo)
+    hosts.warmed.add(WORKLOAD.kind)
+
+
+def run_linux(hosts, entry: dict, plan: dict) -> dict:
+    """One flood of the point's payload size along its path; returns the run's status,
+    metrics (`flood_metrics`) and the counters behind them."""
+    w = entry["workload"]
+    payload, path = int(w["payload_B"]), w["path"]
+    duration_s = float(w["duration_s"])
+    topo = plan["topology"]
+    sink_role = "router" if path == "direct" else "receiver"
+    routed = path == "routed"
+
+    warm_up(hosts, topo)
+    before = {role: hosts.ip_counters(role) for role in ("router", sink_role)}
+    qdisc_before = hosts.egress_qdisc() if routed else None
+    backlog_before = hosts.backlog_drops()
+    sent, got = flood(hosts, sink_role, payload, duration_s, topo)
+    after = {role: hosts.ip_counters(role) for role in ("router", sink_role)}
+    backlog = hosts.backlog_drops() - backlog_before
+    forwarded = dropped = 0
+    qdisc = {"packets": 0, "drops": 0}
+    if routed:
+        qdisc_after = hosts.egress_qdisc()
+        qdisc = {k: qdisc_after[k] - qdisc_before[k] for k in qdisc}
+        forwarded = qdisc["packets"]
+        dropped = (
+            qdisc["drops"]
+            + _delta(after["router"], before["router"], "Ip.InDiscards")
+            + _delta(after["router"], before["router"], "Ip.OutDiscards")
+        )
+    metrics = flood_metrics(
+        payload,
+        sent["datagrams_sent"],
+        sent["elapsed_s"],
+        got["datagrams_received"],
+        got["elapsed_s"],
+        send_errors=sent["send_errors"],
+        router_forwarded_frames=forwarded,
+        router_dropped_frames=dropped,
+        sink_dropped_datagrams=_delta(after[sink_role], before[sink_role], "Udp.RcvbufErrors"),
+    )
+    metrics["packets_dropped"] = 0
+    sink_after, sink_before = after[sink_role], before[sink_role]
+    facts = {
+        "sender_cpu_s": round(sent["cpu_user_s"] + sent["cpu_sys_s"], 6),
+        "sender_cpu_fraction": round(
+            (sent["cpu_user_s"] + sent["cpu_sys_s"]) / sent["elapsed_s"], 4
+        )
+        if sent["elapsed_s"] > 0
+        else None,
+        "router_ip_forwarded": _delta(after["router"], before["router"], "Ip.ForwDatagrams"),
+        "router_egress_qdisc": qdisc,
+        "sink_rcvbuf_errors": _delta(sink_after, sink_before, "Udp.RcvbufErrors"),
+        "sink_udp_in_errors": _delta(sink_after, sink_before, "Udp.InErrors"),
+        "sink_reassembly_fails": _delta(sink_after, sink_before, "Ip.ReasmFails"),
+        "sink_end": got["end"],
+        "sink_rcvbuf_B": got.get("rcvbuf_B"),
+        "backlog_drops_kernel": backlog,
+        "netdev_max_backlog": hosts.backlog_limit(),
+        "host_io_irqs": sent.get("host_io_irqs", -1),
+    }
+    return {"status": "ok", "metrics": metrics, "facts": facts}

@@ -1,7 +1,7 @@
 """udpblast's flood and its sink's forced buffer (emu/blast/udpblast.c), over loopback.
 
 No root needed. The flood sends for its duration, paced or as fast as it can, numbered; the sink
-counts what arrived; the JSON of both is what emusim.backends.mininet.udp_flood reads.
+counts what arrived; the JSON of both is what emusim.workloads.udp_flood reads.
 """
 
 import json

@@ -50,6 +50,7 @@ from emusim.backends.mininet.executor import execute
 from emusim.backends.mininet.host import EmuError, capabilities, cleanup, need_root
 from emusim.backends.mininet.plan import LINE_PREFIX, PLACES, VM_CPUS, BatchError, Shard, log
 from emusim.linux.dropper import DROPPER_IMPLS
+from emusim.linux.hosts import HostError
 from emusim.linux.tcp import ProfileError
 
 # --- command line ------------------------------------------------------------------------------
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as err:
         log(f"mininet: interrupted ({err or 'Ctrl-C'}); cleaned up")
         return 130
-    except (BatchError, EmuError, ProfileError, ValueError, vm.VMError) as err:
+    except (BatchError, EmuError, HostError, ProfileError, ValueError, vm.VMError) as err:
         log(f"mininet: error: {err}")
         return 2
     return 0

@@ -11,9 +11,8 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from emusim import run_status
+from emusim.backends import MININET
 from emusim.backends.mininet import tracing
 from emusim.backends.mininet.calibration import (
     LINUX_RMEM_MAX_DEFAULT_B,
@@ -30,6 +29,7 @@ from emusim.backends.mininet.host import (
     need_root,
     warm_tools,
 )
+from emusim.backends.mininet.hosts import NamespaceHosts
 from emusim.backends.mininet.network import NetSpec, Network
 from emusim.backends.mininet.plan import (
     MAX_CLOCK_ATTEMPTS,
@@ -48,10 +48,12 @@ from emusim.backends.mininet.plan import (
     variant_modules,
 )
 from emusim.backends.mininet.topology import LOSSY_EGRESS, Topology
-from emusim.linux.blast_output import udp_blast_metrics
+from emusim.linux import runner, tools
 from emusim.linux.shaper import netem_delay_arg
 from emusim.linux.tcp import tcp_setup
 from emusim.teardown import signals_ignored, signals_raise
+
+BACKEND = MININET.name
 
 # --- executor: runs a plan where it is (host or guest) ----------------------------------------
 
@@ -75,32 +77,6 @@ def resolve_impl(impl: str, caps, place_hint: str) -> str:
     )
 
 
-def bytes_delivered(res: dict) -> int:
-    """Payload bytes the receiver got: all of them when the transfer completed (the server
-    checks the count), else what it acknowledged by the cap (tcpi_bytes_acked counts the SYN
-    as one byte)."""
-    if res["completed"]:
-        return int(res["payload_bytes"])
-    return max(0, int(res.get("bytes_acked", 0)) - 1)
-
-
-def tcp_metrics(res: dict, dropped: int) -> dict:
-    delivered = bytes_delivered(res)
-    return {
-        "elapsed_s": res["elapsed_s"],
-        "writes": res["writes"],
-        "write_size_B": res["write_size_B"],
-        "payload_bytes": res["payload_bytes"],
-        "bytes_delivered": delivered,
-        "goodput_Bps": round(delivered / res["elapsed_s"], 3) if res["elapsed_s"] > 0 else 0.0,
-        "packets_sent": res["packets_sent"],
-        "retransmissions": res["retransmissions"],
-        "rto_timeouts": res["rto_timeouts"],
-        "fast_recoveries": res["fast_recoveries"],
-        "packets_dropped": dropped,
-    }
-
-
 def link_metrics(before: dict, after: dict) -> dict[str, int]:
     """The impaired link's counters over one run, per direction: packets that reached its
     lossy egress and those dropped there (random loss and queue overflow, netem's drops)."""
@@ -113,94 +89,16 @@ def link_metrics(before: dict, after: dict) -> dict[str, int]:
     return out
 
 
-def check_congestion_control(used: str, wanted: str | None, entry: dict) -> str | None:
-    """Why a run did not use the congestion control it claims (its variant's, or else the
-    profile's sysctl; None: the kernel's default, nothing to check), or None if it did.
-
-    Linux may replace an algorithm on its own: dctcp's init falls back to dctcp-reno when the
-    connection did not negotiate ECN (net/ipv4/tcp_dctcp.c:108-112). Such a run is recorded
-    with this reason (status `other-algorithm`) and the batch goes on."""
-    if wanted is None or used == wanted:
-        return None
-    what = f"variant {entry['variant']}" if entry.get("variant") else "the profile"
-    return (
-        f"the connection ran congestion control {used!r}, not {wanted!r} of {what} "
-        f"(ECN {'on' if entry.get('ecn') else 'off'}; Linux falls back from an algorithm "
-        "whose needs the connection does not meet, e.g. dctcp without ECN to dctcp-reno)"
-    )
-
-
-def run_one(network, dropper, entry: dict, plan: dict, setup) -> dict:
-    """One run: configure the dropper, run the workload, read the drop count."""
-    dropper.configure(entry["dropper"], entry["dropper_target"])
-    # the packets the dropper decided on in this run: the count its drops are binomial in
-    seen_before = dropper.seen()
-    w = entry["workload"]
-    facts: dict[str, Any] = {}
-    status = "ok"
+def run_one(network, hosts, dropper, entry: dict, plan: dict) -> dict:
+    """One run (emusim.linux.runner.run_one) on the point's impaired link, if it has one: its
+    loss and delay set before, its counters read after."""
     link = entry.get("link")
     if link is not None:
         before = network.impair_link(str(link["loss"]), float(link["delay_ms"]))
-    if w["kind"] == "tcp-blast":
-        cc = entry.get("congestion_control")
-        res = network.tcp_blast(
-            int(w["writes"]), int(w["write_size_B"]), plan["cap_s"],
-            setup.socket.get("TCP_WINDOW_CLAMP"), cc, ecn=bool(entry.get("ecn")),
-        )  # fmt: skip
-        other = check_congestion_control(
-            res["congestion_control"],
-            cc or setup.sysctls.get("net.ipv4.tcp_congestion_control"),
-            entry,
-        )
-        dropped = dropper.dropped()
-        metrics = tcp_metrics(res, dropped)
-        if link is not None:
-            metrics.update(link_metrics(before, network.link_counters()))
-        status = "ok" if res["completed"] else "timeout"
-        if other is not None:
-            status = run_status.OTHER_ALGORITHM
-            facts["congestion_control_note"] = other
-        if res["completed"] and res["server"]["bytes_received"] != res["payload_bytes"]:
-            raise BatchError(
-                f"the server received {res['server']['bytes_received']} bytes of "
-                f"{res['payload_bytes']}"
-            )
-        facts |= {
-            k: res[k]
-            for k in (
-                "segments_sent", "snd_mss", "peer_window_B", "srtt_us", "snd_cwnd",
-                "snd_ssthresh", "loss_probes", "retrans_segs_netns", "writes_done",
-                "congestion_control", "bytes_acked", "host_io_irqs", "cpu_busy_fraction",
-                "busy_us", "rwnd_limited_us", "sndbuf_limited_us", "recovery_counters",
-            )
-        }  # fmt: skip
-        facts["server"] = res["server"]
-    elif w["kind"] == "udp-blast":
-        res = network.udp_blast(int(w["datagrams"]), int(w["datagram_size_B"]), plan["cap_s"])
-        sent, got = res["sender"], res["receiver"]
-        metrics = {**udp_blast_metrics(sent, got), "packets_dropped": dropper.dropped()}
-        facts = {"send_errors": sent["send_errors"], "receiver_end": got["end"],
-                 "host_io_irqs": sent["host_io_irqs"],
-                 "cpu_busy_fraction": sent.get("cpu_busy_fraction")}  # fmt: skip
-    elif w["kind"] == "udp-flood":
-        # the router-forwarding study's workload (emusim.workloads.udp_flood)
-        from emusim.backends.mininet import udp_flood
-
-        return udp_flood.run(network, entry, plan)
-    elif w["kind"] == "ping":
-        rtts = network.ping(int(w["request_size_B"]), int(w["count"]), float(w["interval_s"]))
-        metrics = {
-            "rtt_us": [round(x, 3) for x in rtts],
-            "request_size_B": int(w["request_size_B"]),
-            "packets_dropped": dropper.dropped(),
-        }
-        if len(rtts) < int(w["count"]):
-            facts["echoes_lost"] = int(w["count"]) - len(rtts)
-    else:
-        raise BatchError(f"the Mininet backend has no workload {w['kind']!r}")
-    if seen_before is not None:
-        facts["dropper_packets_seen"] = dropper.seen() - seen_before
-    return {"status": status, "metrics": metrics, "mininet": facts}
+    out = runner.run_one(hosts, dropper, entry, plan)
+    if link is not None:
+        out["metrics"].update(link_metrics(before, network.link_counters()))
+    return {"status": out["status"], "metrics": out["metrics"], BACKEND: out["facts"]}
 
 
 def selfcheck_window_b(setup, rmem_max_path: Path = Path("/proc/sys/net/core/rmem_max")) -> int:
@@ -217,7 +115,7 @@ def selfcheck_window_b(setup, rmem_max_path: Path = Path("/proc/sys/net/core/rme
     return whole_segment_window_b(cap, SELFCHECK_SEGMENT_B, wscale)
 
 
-def selfcheck(network, dropper, plan: dict, setup) -> dict:
+def selfcheck(network, hosts, dropper, plan: dict, setup) -> dict:
     """A loss-free TCP blast and a small ping sweep (raw; `evaluate_selfcheck` fits them).
 
     With an impaired link (the lossy-link line) the sweep runs over it as the batch's first
@@ -227,7 +125,7 @@ def selfcheck(network, dropper, plan: dict, setup) -> dict:
     dropper.configure(off, plan["topology"]["receiver"])
     t0 = time.monotonic()
     clamp = selfcheck_window_b(setup)
-    res = network.tcp_blast(SELFCHECK_WRITES, SELFCHECK_SEGMENT_B, 600, str(clamp))
+    res = tools.tcp_blast(hosts, SELFCHECK_WRITES, SELFCHECK_SEGMENT_B, 600, str(clamp))
     links = len(Topology(**plan["topology"]).links())
     path_delay_us = plan["delay_us"] * links / 2
     link = next((r["link"] for r in plan["runs"] if r.get("link") is not None), None)
@@ -236,7 +134,7 @@ def selfcheck(network, dropper, plan: dict, setup) -> dict:
         path_delay_us += float(link["delay_ms"]) * 1000
     pings = {}
     for size in SELFCHECK_PING_SIZES:
-        pings[str(size)] = network.ping(size, SELFCHECK_PING_COUNT, SELFCHECK_PING_INTERVAL_S)
+        pings[str(size)] = tools.ping(hosts, size, SELFCHECK_PING_COUNT, SELFCHECK_PING_INTERVAL_S)
     if link is not None:  # the first run sets its point anew, with counters of its own
         network.reshape(network.netem_delay())
     return {
@@ -286,6 +184,7 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
     topo = Topology(**plan["topology"])
     spec = NetSpec(topo, plan["batch_id"], plan["delay_us"], caps.netem, setup)
     network = Network(spec)
+    hosts = NamespaceHosts(network)
     if place == "vm":
         warm_tools()
         network.host_io_sources = frozenset(host_io_sources())
@@ -294,7 +193,7 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
             network.start()
             dropper = make_dropper(impl, network)
             dropper_facts = dropper.prepare()
-            warm_up(network, dropper, plan, setup)
+            warm_up(hosts, dropper, plan)
             calibration = (
                 network.calibrate() if caps.netem and plan.get("calibrate", True) else None
             )
@@ -320,9 +219,9 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
                 },
             )
             if plan["selfcheck"]:
-                emit("SELFCHECK", selfcheck(network, dropper, plan, setup))
+                emit("SELFCHECK", selfcheck(network, hosts, dropper, plan, setup))
             for entry in plan["runs"]:
-                out = run_checked(network, dropper, entry, plan, setup)
+                out = run_checked(network, hosts, dropper, entry, plan)
                 out["key"] = [entry["point"], entry["repetition"]]
                 tracing.emit(out, emit)  # a traced run's CSV, before its RUN record
                 emit("RUN", out)
@@ -332,15 +231,15 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
                 network.stop()
 
 
-def warm_up(network, dropper, plan: dict, setup) -> None:
+def warm_up(hosts, dropper, plan: dict) -> None:
     """A short discarded blast and one echo of each size: see WARMUP_WRITES."""
     dropper.configure({"mode": "off"}, plan["topology"]["receiver"])
-    network.tcp_blast(WARMUP_WRITES, 1448, 600, setup.socket.get("TCP_WINDOW_CLAMP"))
+    tools.tcp_blast(hosts, WARMUP_WRITES, 1448, 600, hosts.window_clamp)
     for size in SELFCHECK_PING_SIZES:
-        network.ping(size, 1, SELFCHECK_PING_INTERVAL_S)
+        tools.ping(hosts, size, 1, SELFCHECK_PING_INTERVAL_S)
 
 
-def run_checked(network, dropper, entry: dict, plan: dict, setup) -> dict:
+def run_checked(network, hosts, dropper, entry: dict, plan: dict) -> dict:
     """`run_one`, repeated while the guest waited on the host during the measurement.
 
     The blast tools count the VM's 9p interrupts between their clock's start and stop
@@ -354,7 +253,7 @@ def run_checked(network, dropper, entry: dict, plan: dict, setup) -> dict:
             tracing.traced(entry, network, plan["batch_id"]) as trace,
             _cpu_profiled(entry) as prof,
         ):
-            out = run_one(network, dropper, entry, plan, setup)
+            out = run_one(network, hosts, dropper, entry, plan)
         wall = round(time.monotonic() - t0, 3)
         trace.attach(out)
         if prof:

@@ -7,7 +7,8 @@ the ``Mininet`` class: there is no switch or controller, and ``Mininet.init()`` 
 the root namespace's socket buffers and other sysctls (``fixLimits``), which a study must not
 change on its host. Everything else (addresses, routes, static neighbours, tc, sysctls,
 ethtool, netfilter) is set with ``ip``/``tc``/``sysctl``/``ethtool``/``iptables`` run in the
-namespaces, and checked. The workloads (blast tools, ping) run here too.
+namespaces, and checked. The workloads run on its nodes through `emusim.backends.mininet.hosts`
+(emusim.linux.runner, the same code as the testbed's).
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ import contextlib
 import ipaddress
 import json
 import os
-import re
-import select
 import shlex
 import subprocess
 from collections.abc import Callable
@@ -33,15 +32,14 @@ from emusim.backends.mininet.calibration import (
 )
 from emusim.backends.mininet.host import (
     COMMAND_TIMEOUT_S,
-    PORT,
     EmuError,
     cleanup,
     import_mininet,
     patient,
     register,
-    tool,
     unregister,
 )
+from emusim.backends.mininet.hosts import NamespaceHosts
 from emusim.backends.mininet.topology import (
     ENV_MARK,
     LOSSY_EGRESS,
@@ -54,7 +52,7 @@ from emusim.backends.mininet.topology import (
     offload_command,
     offloads_still_on,
 )
-from emusim.linux.blast_output import last_json, parse_netstat
+from emusim.linux import tools
 from emusim.linux.shaper import (
     delay_shortfall_us,
     has_sockets,
@@ -77,15 +75,6 @@ from emusim.linux.tcp import (
 
 # --- the network ------------------------------------------------------------------------------
 
-RECOVERY_COUNTERS = (
-    "TCPLossProbes", "TCPLossProbeRecovery", "TCPLostRetransmit", "TCPSackRecovery",
-    "TCPTimeouts", "TCPFullUndo", "TCPPartialUndo", "TCPLossUndo", "TCPDSACKUndo",
-    "TCPSpuriousRTOs", "TCPDSACKRecv",
-)  # fmt: skip
-"""The sender's loss-recovery counters (/proc/net/netstat, include/uapi/linux/snmp.h) a TCP
-blast records: probes, lost retransmissions, recoveries, timeouts, undos and D-SACKs, the
-mechanisms the ns-3 model has or lacks (docs/linux-cc.md)."""
-
 
 @dataclass
 class NetSpec:
@@ -104,17 +93,6 @@ class CommandError(EmuError):
 
 KERNEL_DEFAULTS = {"net.ipv4.tcp_ecn": "2", "net.ipv4.tcp_congestion_control": "cubic"}
 """Debian 6.1's values of the sysctls a run may change, for a profile that sets none."""
-
-
-def ecn_settings() -> dict[str, dict[str, str]]:
-    """The sysctls per role that let an algorithm that needs ECN (dctcp) negotiate it: ECN on at
-    both ends. The sender marks its SYN ECN-capable (the algorithm's INET_ECN_xmit), and a
-    listener accepts such a SYN only if its own congestion control needs ECN
-    (tcp_ecn_create_request, net/ipv4/tcp_input.c:6902-6909), otherwise dctcp falls back to
-    dctcp-reno (tcp_dctcp.c:108-112): the server's listener therefore runs the same algorithm,
-    set by socket option (a namespace's default may only name an algorithm in
-    tcp_allowed_congestion_control: tcp_set_default_congestion_control, tcp_cong.c:243-246)."""
-    return {"sender": {"net.ipv4.tcp_ecn": "1"}, "receiver": {"net.ipv4.tcp_ecn": "1"}}
 
 
 @dataclass
@@ -297,10 +275,11 @@ class Network:
         configured one. This calibrates the emulator against its own target (a path of the
         configured delay), as Pantheon calibrates its emulators, never against hardware."""
         topo = self.spec.topo
+        hosts = NamespaceHosts(self)
         self.reshape(0.0)
         sizes, rtts = [], []
         for size in CALIBRATION_PING_SIZES:
-            got = self.ping(size, CALIBRATION_PING_COUNT, CALIBRATION_PING_INTERVAL_S)
+            got = tools.ping(hosts, size, CALIBRATION_PING_COUNT, CALIBRATION_PING_INTERVAL_S)
             sizes += [size] * len(got)
             rtts += got
         slope, intercept = two_point_line(sizes, rtts)
@@ -445,58 +424,9 @@ class Network:
             out[key] = normalise_sysctl(self.run(role, ["sysctl", "-n", key]).strip())
         return out
 
-    def counters(self, role: str, flush_metrics: bool = False) -> dict[str, int]:
-        """The namespace's TCP counters; first flush its TCP metrics cache if asked."""
-        cmds = [["cat", "/proc/net/netstat", "/proc/net/snmp"]]
-        if flush_metrics:
-            cmds.insert(0, ["ip", "tcp_metrics", "flush", "all"])
-        return parse_netstat(self.script(role, cmds))
+    # - settings a run changes -
 
-    # - workloads -
-
-    def _wait_ready(self, proc: subprocess.Popen, what: str, timeout: float = 30) -> None:
-        assert proc.stdout is not None
-        ready, _, _ = select.select([proc.stdout], [], [], patient(timeout))
-        line = proc.stdout.readline() if ready else ""
-        if not line.startswith("READY"):
-            err = proc.stderr.read() if proc.poll() is not None and proc.stderr else ""
-            raise EmuError(f"{what} did not start: {line.strip()} {err.strip()}")
-
-    @staticmethod
-    def _finish(proc: subprocess.Popen, what: str, timeout: float) -> dict:
-        try:
-            out, err = proc.communicate(timeout=patient(timeout))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-            raise EmuError(f"{what} did not end within {timeout:g} s") from None
-        result = last_json(out)
-        if result is None:
-            raise EmuError(f"{what} printed no result (exit {proc.returncode}): {err.strip()}")
-        return result
-
-    def tcp_blast(
-        self,
-        writes: int,
-        size: int,
-        cap_s: float,
-        clamp: str | None,
-        cc: str | None = None,
-        ecn: bool = False,
-    ) -> dict:
-        """One TCP blast: metrics of the client, the server and the sender's counters. `cc`
-        sets the client socket's congestion control (TCP_CONGESTION); `ecn` negotiates ECN for
-        an algorithm that needs it (`ecn_settings`), the profile's values restored after."""
-        if not ecn:
-            return self._tcp_blast(writes, size, cap_s, clamp, cc)
-        settings = ecn_settings()
-        self._set_sysctls(settings)
-        try:
-            return self._tcp_blast(writes, size, cap_s, clamp, cc, listener_cc=cc)
-        finally:
-            self._set_sysctls({role: dict.fromkeys(keys) for role, keys in settings.items()})
-
-    def _set_sysctls(self, per_role: dict[str, dict[str, str | None]]) -> None:
+    def set_sysctls(self, per_role: dict[str, dict[str, str | None]]) -> None:
         """Sysctls per role (per namespace); None restores the profile's value, or the kernel's
         default where the profile sets none."""
         for role, values in per_role.items():
@@ -505,85 +435,3 @@ class Network:
                 for key, value in values.items()
             }
             self.run(role, sysctl_command(want))
-
-    def _tcp_blast(
-        self,
-        writes: int,
-        size: int,
-        cap_s: float,
-        clamp: str | None,
-        cc: str | None,
-        listener_cc: str | None = None,
-    ) -> dict:
-        self.run("receiver", ["ip", "tcp_metrics", "flush", "all"])
-        guard = str(int(patient(cap_s + 60)))
-        server_argv = [tool("tcpblast"), "server", "-p", str(PORT), "-t", guard]
-        if clamp:
-            server_argv += ["-w", clamp]
-        if listener_cc:
-            server_argv += ["-C", listener_cc]
-        server = self.popen("receiver", server_argv)
-        self._wait_ready(server, "the TCP blast server")
-        before = self.counters("sender", flush_metrics=True)
-        client = self.popen(
-            "sender",
-            [
-                tool("tcpblast"), "client", "-a", self.spec.topo.receiver, "-p", str(PORT),
-                "-n", str(writes), "-s", str(size), "-t", str(int(cap_s)),
-                *(["-C", cc] if cc else []),
-            ],
-        )  # fmt: skip
-        result = self._finish(client, "the TCP blast client", cap_s + 60)
-        if result["completed"]:
-            served = self._finish(server, "the TCP blast server", 60)
-        else:  # the cap ended the run: the server may wait for ever
-            server.kill()
-            server.communicate()
-            served = {"completed": False}
-        after = self.counters("sender")
-        delta = {k: after[k] - before.get(k, 0) for k in after}
-        result["server"] = served
-        result["rto_timeouts"] = delta.get("TcpExt.TCPTimeouts", 0)
-        result["fast_recoveries"] = delta.get("TcpExt.TCPRenoRecovery", 0) + delta.get(
-            "TcpExt.TCPSackRecovery", 0
-        )
-        result["loss_probes"] = delta.get("TcpExt.TCPLossProbes", 0)
-        result["recovery_counters"] = {
-            name: delta.get(f"TcpExt.{name}", 0) for name in RECOVERY_COUNTERS
-        }
-        result["retrans_segs_netns"] = delta.get("Tcp.RetransSegs", 0)
-        return result
-
-    def udp_blast(self, datagrams: int, size: int, timeout_s: float) -> dict:
-        receiver = self.popen(
-            "receiver",
-            [
-                tool("udpblast"), "recv", "-p", str(PORT), "-e", str(datagrams),
-                "-i", "2000", "-t", str(int(patient(timeout_s))),
-            ],
-        )  # fmt: skip
-        self._wait_ready(receiver, "the UDP blast receiver")
-        sender = self.popen(
-            "sender",
-            [
-                tool("udpblast"), "send", "-a", self.spec.topo.receiver, "-p", str(PORT),
-                "-n", str(datagrams), "-s", str(size),
-            ],
-        )  # fmt: skip
-        sent = self._finish(sender, "the UDP blast sender", timeout_s)
-        received = self._finish(receiver, "the UDP blast receiver", timeout_s + 10)
-        return {"sender": sent, "receiver": received}
-
-    def ping(self, size: int, count: int, interval_s: float) -> list[float]:
-        """RTTs in µs of `count` echoes of `size`-byte requests from sender to receiver."""
-        proc = self.popen(
-            "sender",
-            [
-                "ping", "-n", "-c", str(count), "-i", f"{interval_s:g}", "-s", str(size),
-                "-W", "2", self.spec.topo.receiver,
-            ],
-        )  # fmt: skip
-        out, err = proc.communicate(timeout=patient(count * (interval_s + 2) + 30))
-        if proc.returncode not in (0, 1):
-            raise EmuError(f"ping failed ({proc.returncode}): {err.strip()}")
-        return [float(m) * 1000 for m in re.findall(r"time=([0-9.]+) ms", out)]

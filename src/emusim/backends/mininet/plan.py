@@ -14,10 +14,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from emusim import runjson
+from emusim import runjson, workloads
 from emusim.backends import MININET
 from emusim.backends.mininet.host import capabilities
 from emusim.backends.mininet.topology import Topology, new_batch_id
+from emusim.linux import runner
 from emusim.linux.dropper import DROPPER_IMPLS, dropper_active
 from emusim.linux.tcp import check_profile, tcp_setup
 
@@ -95,16 +96,18 @@ def log(msg: str) -> None:
 # --- plan: what a batch runs, computed on the host --------------------------------------------
 
 
-def one_way_delay_us(settings: dict, delay_json: Path | None) -> float:
-    delay = settings["topology"]["delay"]
-    if delay != "measured":
-        return float(delay)
+def one_way_delay_us(scenario, delay_json: Path | None) -> float:
+    """The scenario's one-way delay (Scenario.one_way_delay_us), the fitted one read from
+    `delay_json` (emusim.delay's file) for ``delay: measured``."""
+    if scenario.settings["topology"]["delay"] != "measured":
+        return scenario.one_way_delay_us(None)
     if delay_json is None:
         raise BatchError("the scenario's delay is 'measured': give --delay-json (the fitted file)")
     try:
-        return float(json.loads(Path(delay_json).read_text())["one_way_delay_us"])
+        measured = float(json.loads(Path(delay_json).read_text())["one_way_delay_us"])
     except (OSError, KeyError, ValueError) as err:
         raise BatchError(f"cannot read one_way_delay_us from {delay_json}: {err}") from None
+    return scenario.one_way_delay_us(measured)
 
 
 def run_path(results_dir: Path, scenario: str, profile: str, point: str, rep: int) -> Path:
@@ -179,19 +182,10 @@ def make_plan(
             if shard is not None and not shard.owns(ordinal):
                 continue
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
-            entry = {
-                "point": point.id,
-                "params": point.values,
-                "repetition": rep,
-                "workload": point.workload,
-                "dropper": point.dropper,
-                "dropper_target": point.dropper_target,
-                "link": point.link,
-                "variant": point.variant,
-                "congestion_control": cc,
-                "ecn": ecn,
-                "path": str(path),
-            }
+            entry = runner.plan_entry(
+                point, rep, path, link=point.link, variant=point.variant,
+                congestion_control=cc, ecn=ecn,
+            )  # fmt: skip
             (skipped if path.exists() else runs).append(entry)
     return {
         "scenario": scenario.name,
@@ -217,11 +211,12 @@ def point_is_random(point, random_variant: bool = False) -> bool:
     """Whether a point's runs differ by chance in dilated time: a random dropper, a link
     that loses at random, a TCP variant whose runs differ by chance (``random`` in
     config/tcp_variants.yaml: bbr's random gain phase, lp's reading of randomly offset
-    timestamps), or a UDP flood (the router-forwarding fit reads its run-to-run spread). A TCP
+    timestamps), or a workload whose runs differ by chance (``random``: a UDP flood, whose
+    run-to-run spread the router-forwarding fit reads). A TCP
     or UDP blast or a ping sweep through a regular dropper or none repeats to the
     microsecond: measured, the 5 repetitions of regular-drop's quick points agreed within
     0.03 % (docs/mininet.md)."""
-    return point.is_random or random_variant or point.workload["kind"] == "udp-flood"
+    return point.is_random or random_variant or workloads.of(point.settings).random
 
 
 def _add_congestion_control(ccs: dict[str, dict], variant) -> None:

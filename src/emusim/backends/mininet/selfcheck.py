@@ -1,6 +1,6 @@
 """The emulation's fidelity self-check, gathered over batches and carried into the comparison.
 
-Every Mininet batch measures itself before its runs (batch.evaluate_selfcheck): a
+Every Mininet batch measures itself before its runs (writer.evaluate_selfcheck): a
 loss-free TCP blast against the line-rate limit, and a short ping sweep whose fitted one-way
 delay is set against the configured one. `table` lays the batches' checks side by side
 (``results/mininet/selfcheck.csv``); `flag` marks each comparison row with its batch's verdict,

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from emusim import workloads
 from emusim.backends.mininet.host import PORT
 from emusim.backends.mininet.topology import LOSSY_EGRESS
 from emusim.linux import tcp_trace
@@ -72,10 +73,12 @@ def select(plan: dict, request: TraceRequest | None) -> dict:
             continue
         entry = dict(entry)
         if wanted:
-            if entry["workload"]["kind"] != "tcp-blast":
+            kind = entry["workload"]["kind"]
+            if not workloads.get(kind).traced:
+                traced = [k for k, w in workloads.registry().items() if w.traced]
                 raise ValueError(
-                    f"point {entry['point']}: only a TCP blast can be traced, not a "
-                    f"{entry['workload']['kind']}"
+                    f"point {entry['point']}: only a {' or '.join(traced)} workload can be "
+                    f"traced, not a {kind}"
                 )
             entry["trace"] = str(trace_path(entry["path"]))
             if request.raw:

@@ -33,15 +33,11 @@ from __future__ import annotations
 
 import zlib
 
-from emusim import constants, variants
+from emusim import constants, variants, workloads
 from emusim.backends.ns3 import build as ns3build
 from emusim.drop_decision import cutoff_from_rate
 from emusim.profiles import Profile
 from emusim.scenario import Point, Scenario
-from emusim.workloads import multiflow, udp_flood
-
-DEFAULT_CAP_S = 100_000.0
-"""Simulated-time cap of a TCP run whose scenario sets no `cap_s`."""
 
 
 def byte_time_ns(n_bytes: float, link_rate_bps: float) -> float:
@@ -82,12 +78,6 @@ def repetitions_to_run(
     return [1]
 
 
-#: Workloads whose runs use TCP sockets, where a profile's random numbers (the linux-2.2 tick
-#: phase, drawn by TcpLinux22Socket) act; a ping sweep or a UDP blast gives the same result
-#: whatever they draw.
-TCP_WORKLOADS = frozenset({"tcp-blast", multiflow.WORKLOAD})
-
-
 def scenario_repetitions(
     scenario: Scenario,
     point: Point,
@@ -98,7 +88,8 @@ def scenario_repetitions(
     """`repetitions_to_run` for a point of a scenario run with a profile: the profile's random
     numbers count where the scenario's runs use TCP, and so does a variant whose runs differ
     by chance (``random`` in config/tcp_variants.yaml)."""
-    tcp = scenario.workload_kind in TCP_WORKLOADS
+    # a ping sweep or a UDP blast gives the same result whatever the TCP model draws
+    tcp = workloads.of(scenario.settings).tcp
     if tcp and variants.is_random(point.variant):
         return list(range(1, repetitions + 1))
     return repetitions_to_run(point, repetitions, repeat_deterministic, profile if tcp else None)
@@ -117,87 +108,65 @@ def dropper_args(point: Point) -> list[str]:
     return args
 
 
-def workload_args(scenario: Scenario, point: Point) -> list[str]:
-    w = point.workload
-    kind = w["kind"]
-    if kind == "tcp-blast":
-        cap = scenario.settings.get("cap_s", DEFAULT_CAP_S)
-        return [
-            "--workload=tcp",
-            f"--writes={w['writes']}",
-            f"--writeSize={w['write_size_B']}",
-            f"--maxSimTimeS={cap}",
-        ]
-    if kind == "udp-blast":
-        return [
-            "--workload=udp",
-            f"--writes={w['datagrams']}",
-            f"--writeSize={w['datagram_size_B']}",
-        ]
-    if kind == udp_flood.WORKLOAD:
-        return udp_flood.ns3_workload_args(w)
-    if kind == "ping":
-        return [
-            "--workload=ping",
-            f"--pings={w['count']}",
-            f"--pingSize={w['request_size_B']}",
-            f"--pingIntervalS={w['interval_s']}",
-        ]
-    raise ValueError(f"the ns-3 backend has no workload {kind!r}")
-
-
-# The addresses testbed-2001 builds (the report's Table 1.2); it takes no others.
-PROGRAM_HOSTS = {
-    "sender": {"address": "192.168.1.2"},
-    "router": {"addresses": ["192.168.1.1", "192.168.2.1"]},
-    "receiver": {"address": "192.168.2.2"},
-}
-
-# The addresses lossy-link builds (scenarios/topologies/lossy-link.yaml): one /24 per link.
-LOSSY_PROGRAM_HOSTS = {
-    "sender": {"address": "192.168.1.2"},
-    "router": {"addresses": ["192.168.1.1", "192.168.2.1"]},
-    "router2": {"addresses": ["192.168.2.2", "192.168.3.1"]},
-    "receiver": {"address": "192.168.3.2"},
-}
-
-PROGRAMS = {
-    "testbed-2001": PROGRAM_HOSTS,
-    "lossy-link": LOSSY_PROGRAM_HOSTS,
-    "router-forwarding": PROGRAM_HOSTS,
-    # scenarios/topologies/dumbbell.yaml: sender k is 10.1.k.2, the first is named here
-    "multiflow": {
-        "sender": {"address": "10.1.1.2"},
-        "router": {"addresses": ["10.1.1.1", "10.0.0.1"]},
-        "router2": {"addresses": ["10.0.0.2", "10.2.0.1"]},
-        "receiver": {"address": "10.2.0.2"},
+LINE_HOSTS = {
+    # the report's Table 1.2
+    False: {
+        "sender": {"address": "192.168.1.2"},
+        "router": {"addresses": ["192.168.1.1", "192.168.2.1"]},
+        "receiver": {"address": "192.168.2.2"},
+    },
+    # scenarios/topologies/lossy-link.yaml: one /24 per link
+    True: {
+        "sender": {"address": "192.168.1.2"},
+        "router": {"addresses": ["192.168.1.1", "192.168.2.1"]},
+        "router2": {"addresses": ["192.168.2.2", "192.168.3.1"]},
+        "receiver": {"address": "192.168.3.2"},
     },
 }
-"""Each ns-3 program of sim/ns3/programs and the addresses it builds."""
+"""The addresses each line program (emusim.workloads.LINE_PROGRAMS, by whether it has a
+router2) builds; it takes no others."""
 
-if not set(PROGRAMS) <= set(ns3build.PROGRAMS):
-    raise RuntimeError(
-        f"emusim.backends.ns3.command.PROGRAMS names "
-        f"{sorted(set(PROGRAMS) - set(ns3build.PROGRAMS))}, which "
-        f"{ns3build.NS3_SOURCE_DIR / 'programs'} does not hold (NAME.cc is the program NAME)"
-    )
+
+def program_hosts(program: str) -> dict:
+    """The addresses an ns-3 program builds: a line program's, or those a workload's own
+    program builds (its `ns3_hosts`; none: the three-host line's)."""
+    for router2, name in workloads.LINE_PROGRAMS.items():
+        if program == name:
+            return LINE_HOSTS[router2]
+    for workload in workloads.registry().values():
+        if program in workload.ns3_programs and workload.ns3_hosts is not None:
+            return dict(workload.ns3_hosts)
+    return LINE_HOSTS[False]
+
+
+def _check_programs_exist() -> None:
+    programs = set(workloads.LINE_PROGRAMS.values())
+    programs |= {p for w in workloads.registry().values() for p in w.ns3_programs}
+    if not programs <= set(ns3build.PROGRAMS):
+        raise RuntimeError(
+            f"the workloads (emusim.workloads) name ns-3 programs "
+            f"{sorted(programs - set(ns3build.PROGRAMS))}, which "
+            f"{ns3build.NS3_SOURCE_DIR / 'programs'} does not hold (NAME.cc is the program NAME)"
+        )
+
+
+_check_programs_exist()
 
 
 def program_name(scenario: Scenario) -> str:
-    """The program that builds the scenario's topology: four hosts (a `router2`) or three; a
-    UDP flood's own (the router-forwarding study)."""
-    if scenario.workload_kind == udp_flood.WORKLOAD:
-        return "router-forwarding"
-    if scenario.workload_kind == multiflow.WORKLOAD:
-        return "multiflow"
-    return "lossy-link" if "router2" in scenario.settings["topology"]["hosts"] else "testbed-2001"
+    """The program that runs the scenario: its workload's own, or the one that builds its
+    topology (four hosts, a `router2`, or three)."""
+    try:
+        return workloads.of(scenario.settings).ns3_program(scenario.settings)
+    except workloads.WorkloadError as err:
+        raise ValueError(f"{scenario.path}: {err}") from None
 
 
 def check_topology(scenario: Scenario) -> None:
     """Refuse a topology the ns-3 program cannot build, rather than run another one."""
     hosts = scenario.settings["topology"]["hosts"]
     program = program_name(scenario)
-    for role, want in PROGRAMS[program].items():
+    for role, want in program_hosts(program).items():
         for key, value in want.items():
             if hosts[role][key] != value:
                 raise ValueError(
@@ -205,11 +174,6 @@ def check_topology(scenario: Scenario) -> None:
                     f"{hosts[role][key]!r}; the ns-3 program {program} builds fixed "
                     f"addresses and accepts only {value!r}"
                 )
-    if program == "lossy-link" and scenario.workload_kind != "tcp-blast":
-        raise ValueError(
-            f"{scenario.path}: key 'workload.kind' has value {scenario.workload_kind!r}; the "
-            "ns-3 program lossy-link (a topology with router2) runs tcp-blast only"
-        )
 
 
 def link_args(point: Point, link_rate_bps: float) -> list[str]:
@@ -245,16 +209,6 @@ def tcp_args(point: Point, profile: Profile, link_rate_bps: float) -> list[str]:
     return [f"--{k}={v.replace(PAYLOAD_LINE_RATE, rate)}" for k, v in attrs.items()]
 
 
-def one_way_delay_us(scenario: Scenario, measured_delay_us: float | None) -> float:
-    """The scenario's one-way delay: a number, or the fitted value for `delay: measured`."""
-    delay = scenario.settings["topology"]["delay"]
-    if delay == "measured":
-        if measured_delay_us is None:
-            raise ValueError(f"{scenario.path}: delay is 'measured' but no fitted delay given")
-        return float(measured_delay_us)
-    return float(delay)
-
-
 def command(
     binary: str,
     scenario: Scenario,
@@ -265,18 +219,14 @@ def command(
 ) -> list[str]:
     """The testbed program's full command line for one run."""
     check_topology(scenario)
-    if scenario.workload_kind == multiflow.WORKLOAD:
-        # the dumbbell: senders pace at their own (access) link's rate
-        return [
-            binary,
-            *multiflow.ns3_args(point.settings, interframe_gap_ns),
-            f"--seed={rng_seed(scenario.name, point.id)}",
-            f"--run={repetition}",
-            *tcp_args(point, profile, multiflow.access_rate_bps(point.settings)),
-        ]
+    workload = workloads.of(point.settings)
+    seeds = [f"--seed={rng_seed(scenario.name, point.id)}", f"--run={repetition}"]
+    tcp = tcp_args(point, profile, workload.ns3_sender_rate_bps(point.settings))
+    if workload.ns3_own_topology:
+        return [binary, *workload.ns3_args(point.settings, interframe_gap_ns), *seeds, *tcp]
     topo = scenario.settings["topology"]
     rate_bps = topo["link_rate_Mbps"] * 1e6
-    lossy = program_name(scenario) == "lossy-link"
+    lossy = program_name(scenario) == workloads.LINE_PROGRAMS[True]
     return [
         binary,
         f"--linkRateBps={round(rate_bps)}",
@@ -284,9 +234,8 @@ def command(
         f"--channelDelayNs={channel_delay_ns(delay_us, rate_bps)}",
         f"--routerQueuePackets={topo['router_queue_packets']}",
         f"--hostQueuePackets={topo['host_queue_packets']}",
-        *workload_args(scenario, point),
+        *workload.ns3_args(point.settings, interframe_gap_ns),
         *(link_args(point, rate_bps) if lossy else dropper_args(point)),
-        f"--seed={rng_seed(scenario.name, point.id)}",
-        f"--run={repetition}",
-        *tcp_args(point, profile, rate_bps),
+        *seeds,
+        *tcp,
     ]

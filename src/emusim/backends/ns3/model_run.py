@@ -5,9 +5,9 @@
         [--delay-json ONE_WAY_DELAY.json] --out RUN.json
 
 The command is ns-3's without the model (`command.command`) plus the fitted model's arguments
-(emusim.workloads.udp_flood.ns3_model_args), built when the run runs: the fit is read then, not when
-Snakemake plans the run, so a fit redone in the same invocation is the one used. The run is
-written by emusim.runjson, as every ns-3 run is.
+(the workload's `ns3_model_args`: emusim.workloads.udp_flood), built when the run runs: the
+fit is read then, not when Snakemake plans the run, so a fit redone in the same invocation is
+the one used. The run is written by emusim.runjson, as every ns-3 run is.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import json
 import sys
 from pathlib import Path
 
-from emusim import profiles, runjson
+from emusim import profiles, runjson, workloads
 from emusim import scenario as sc
+from emusim.backends import NS3_MODEL
 from emusim.backends.ns3 import command as ns3
-from emusim.workloads import udp_flood
 
 
 def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
@@ -31,13 +31,13 @@ def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
     measured = None
     if args.delay_json:
         measured = json.loads(Path(args.delay_json).read_text())["one_way_delay_us"]
-    delay_us = ns3.one_way_delay_us(s, measured)
+    delay_us = s.one_way_delay_us(measured, "give --delay-json")
     fit = json.loads(Path(args.fit).read_text())
     cmd = ns3.command(args.program, s, point, profile, args.rep, delay_us)
-    cmd += udp_flood.ns3_model_args(fit, int(point.workload["payload_B"]))
+    cmd += workloads.of(point.settings).ns3_model_args(fit, point.settings)
     meta = {
         "scenario": s.name,
-        "backend": udp_flood.MODEL_BACKEND,
+        "backend": NS3_MODEL.name,
         "profile": profile.name,
         "point": point.id,
         "params": point.values,
@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         cmd, meta = command_and_meta(args)
-    except (sc.ScenarioError, udp_flood.ForwardingError, KeyError, ValueError) as err:
+    # a bad fit is a ValueError (emusim.workloads.udp_flood.ForwardingError)
+    except (sc.ScenarioError, KeyError, ValueError) as err:
         print(f"model_run: {err}", file=sys.stderr)
         return 2
     return runjson.main(["--meta", json.dumps(meta, sort_keys=True), "--out", args.out, "--", *cmd])

@@ -7,6 +7,7 @@ turned into the tidy per-run table every backend produces (docs/results-schema.m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
 import pandas as pd
@@ -37,60 +38,86 @@ def _tcp_rows(df: pd.DataFrame) -> list[dict]:
     ]
 
 
+def _udp_rows(df: pd.DataFrame) -> list[dict]:
+    """UDP blast runs: the send's elapsed time and the datagrams sent, received and lost."""
+    return [
+        {
+            "repetition": r.run,
+            "elapsed_s": r.elapsed_s,
+            "datagrams_sent": r.datagrams,
+            "datagrams_received": r.datagrams - r.datagrams_lost,
+            "datagrams_lost": r.datagrams_lost,
+            "datagram_size_B": r.datagram_size_B,
+        }
+        for r in df.itertuples()
+    ]
+
+
+def _ping_rows(v: dict) -> list[dict]:
+    df = reference.load("ping_rtt")
+    df = df[df.request_size_B == v["request_size_B"]].sort_values("rep")
+    # One `ping -c 10` per size: one run whose echoes are a list, as the other backends.
+    return [{"repetition": 1, "rtt_us": [float(x) for x in df.rtt_us]}]
+
+
+def _random_drop_rows(v: dict) -> list[dict]:
+    el = reference.load("random_drop_elapsed")
+    dr = reference.load("random_drop_counts")
+    el = el[[_same_rate(x, v["drop_rate"]) for x in el.drop_rate]]
+    dr = dr[[_same_rate(x, v["drop_rate"]) for x in dr.drop_rate]].set_index("run")
+    rows = _tcp_rows(el)
+    for row in rows:
+        row["packets_dropped"] = int(dr.loc[row["repetition"], "packets_dropped"])
+    return rows
+
+
+def _regular_drop_rows(v: dict) -> list[dict]:
+    df = reference.load("regular_drop")
+    return _tcp_rows(df[df.cutoff == v["every_n"]])
+
+
+def _regular_1in6_rows(v: dict) -> list[dict]:
+    df = reference.load("regular_1in6")
+    df = df[(df.iterations == v["iterations"]) & (df.dropper == v["mode"])]
+    # Table 4.4 prints no request size; every blast test of the report wrote 1448 bytes.
+    return _tcp_rows(df.assign(writes=df.iterations, write_size_B=TCP_WRITE_SIZE_B))
+
+
+TABLES: dict[tuple[str, ...], Callable[[dict], list[dict]]] = {
+    ("3.1",): lambda v: _tcp_rows(reference.load("tcp_blast")),
+    ("3.2",): lambda v: _udp_rows(reference.load("udp_blast")),
+    ("3.3",): _ping_rows,
+    ("4.1", "4.2"): _random_drop_rows,
+    ("4.3",): _regular_drop_rows,
+    ("4.4",): _regular_1in6_rows,
+}
+"""The report's tables a scenario may name (its ``reference: {tables: [...]}``), as the rows
+of one point (its sweep values) as {repetition, metrics} dicts: data/reference/README.md says
+which file holds which table."""
+
+
+def tables_of(scenario: Scenario) -> tuple[str, ...]:
+    """The report's tables a scenario names (``reference.tables``), none if it names none."""
+    return tuple((scenario.settings.get("reference") or {}).get("tables") or ())
+
+
+def has_reference(scenario: Scenario) -> bool:
+    """Whether the 2001 report measured this scenario: it names the report's tables."""
+    return bool(tables_of(scenario))
+
+
 def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
     """Reference rows of one point as {repetition, metrics} dicts."""
-    kind = scenario.name
-    v = point.values
-    if kind == "baseline-tcp":
-        return _tcp_rows(reference.load("tcp_blast"))
-    if kind == "baseline-udp":
-        df = reference.load("udp_blast")
-        return [
-            {
-                "repetition": r.run,
-                "elapsed_s": r.elapsed_s,
-                "datagrams_sent": r.datagrams,
-                "datagrams_received": r.datagrams - r.datagrams_lost,
-                "datagrams_lost": r.datagrams_lost,
-                "datagram_size_B": r.datagram_size_B,
-            }
-            for r in df.itertuples()
-        ]
-    if kind == "ping-sweep":
-        df = reference.load("ping_rtt")
-        df = df[df.request_size_B == v["request_size_B"]].sort_values("rep")
-        # One `ping -c 10` per size: one run whose echoes are a list, as the other backends.
-        return [{"repetition": 1, "rtt_us": [float(x) for x in df.rtt_us]}]
-    if kind == "random-drop":
-        el = reference.load("random_drop_elapsed")
-        dr = reference.load("random_drop_counts")
-        el = el[[_same_rate(x, v["drop_rate"]) for x in el.drop_rate]]
-        dr = dr[[_same_rate(x, v["drop_rate"]) for x in dr.drop_rate]].set_index("run")
-        rows = _tcp_rows(el)
-        for row in rows:
-            row["packets_dropped"] = int(dr.loc[row["repetition"], "packets_dropped"])
-        return rows
-    if kind == "regular-drop":
-        df = reference.load("regular_drop")
-        return _tcp_rows(df[df.cutoff == v["every_n"]])
-    if kind == "regular-1in6":
-        df = reference.load("regular_1in6")
-        df = df[(df.iterations == v["iterations"]) & (df.dropper == v["mode"])]
-        # Table 4.4 prints no request size; every blast test of the report wrote 1448 bytes.
-        return _tcp_rows(df.assign(writes=df.iterations, write_size_B=TCP_WRITE_SIZE_B))
-    return []
-
-
-def has_reference(scenario_name: str) -> bool:
-    """Whether the 2001 report measured this scenario."""
-    return scenario_name in {
-        "baseline-tcp",
-        "baseline-udp",
-        "ping-sweep",
-        "random-drop",
-        "regular-drop",
-        "regular-1in6",
-    }
+    tables = tables_of(scenario)
+    if not tables:
+        return []
+    if tables not in TABLES:
+        known = "; ".join(", ".join(k) for k in TABLES)
+        raise ValueError(
+            f"{scenario.path}: key 'reference.tables' has value {list(tables)!r}; accepted: "
+            f"one of the report's table sets the hardware backend reads ({known})"
+        )
+    return TABLES[tables](point.values)
 
 
 def reference_runs(scenario: Scenario) -> pd.DataFrame:

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 from scipy.stats import binom
 
+from emusim import workloads
 from emusim.drop_decision import cutoff_from_rate
 from emusim.linux.dropper import dropper_active
 
@@ -92,14 +93,6 @@ def elapsed_check(elapsed_s: float, accepted_s: Sequence[float], dropper_active:
     }
 
 
-def echo_check(count: int, rtts: Sequence[float]) -> dict:
-    return {"check": "echoes", "expected": count, "received": len(rtts), "ok": len(rtts) == count}
-
-
-def udp_check(lost: int, dropped: int) -> dict:
-    return {"check": "udp_loss", "lost": lost, "dropped": dropped, "ok": lost >= dropped}
-
-
 def run_checks(
     kind: str,
     metrics: dict,
@@ -108,15 +101,15 @@ def run_checks(
     accepted_s: Sequence[float],
     workload: dict,
 ) -> list[dict]:
-    """Every check that applies to a run of this workload."""
+    """Every check that applies to a run of this workload: the drops, the elapsed time of a
+    workload whose runs are timed, and the workload's own (emusim.workloads:
+    `consistency_checks`)."""
     out = []
     if seen is not None:
         out.append(drop_check(dropper, seen, int(metrics.get("packets_dropped", 0))))
     active = dropper_active(dropper)
-    if kind in ("tcp-blast", "udp-blast"):
+    kind_of = workloads.get(kind)
+    if kind_of.timed:
         out.append(elapsed_check(float(metrics["elapsed_s"]), accepted_s, active))
-    if kind == "udp-blast":
-        out.append(udp_check(int(metrics["datagrams_lost"]), int(metrics["packets_dropped"])))
-    if kind == "ping" and not active:
-        out.append(echo_check(int(workload["count"]), metrics["rtt_us"]))
+    out += kind_of.consistency_checks(metrics, workload, active)
     return out

@@ -18,21 +18,20 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import shlex
 import socket
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from emusim import runjson
 from emusim.backends import HARDWARE
 from emusim.backends.testbed import checks, preflight, ssh
 from emusim.backends.testbed.inventory import Inventory
-from emusim.linux import blast_output
+from emusim.linux import runner
 from emusim.linux.dropper import dropper_active, module_writes
+from emusim.linux.hosts import HostError
 from emusim.linux.tcp import RECORDED_SYSCTLS
 from emusim.runjson import assemble, git_revision, write_atomically
 from emusim.teardown import signals_ignored, signals_raise
@@ -41,9 +40,6 @@ BACKEND = HARDWARE.name
 PROFILE = HARDWARE.profile
 """``native``: the hosts' own kernels and TCP, as for the 2001 measurements."""
 DEFAULT_CAP_S = 3600.0
-SERVER_START_S = 30.0
-"""How long a blast server may take to say READY."""
-UDP_IDLE_MS = 2000
 
 
 class BatchError(RuntimeError):
@@ -71,15 +67,7 @@ def make_plan(
     for point in scenario.thinned_points(point_stride):
         for rep in range(1, reps + 1):
             path = run_path(results_dir, scenario.name, point.id, rep)
-            entry = {
-                "point": point.id,
-                "params": point.values,
-                "repetition": rep,
-                "workload": point.workload,
-                "dropper": point.dropper,
-                "dropper_target": point.dropper_target,
-                "path": str(path),
-            }
+            entry = runner.plan_entry(point, rep, path)
             (skipped if path.exists() else runs).append(entry)
     return {
         "scenario": scenario.name,
@@ -106,43 +94,64 @@ def dropper_target(want: str, topology: dict, inv: Inventory) -> str:
     return inv.receiver.ips[0]
 
 
-def last_json(text: str, what: str) -> dict:
-    result = blast_output.last_json(text)
-    if result is None:
-        raise BatchError(f"{what} printed no result: {text.strip()[-400:]}")
-    return result
-
-
 class Testbed:
-    """The operations of a run on the three hosts."""
+    """The three hosts of a run over SSH (emusim.linux.hosts.Hosts) and the router's dropper
+    module (emusim.linux.hosts.Dropper, /proc/dropperInfo)."""
+
+    margin_s: float
+    # the hosts' own TCP: no profile's window clamp or congestion control to check
+    window_clamp = None
+    default_congestion_control = None
 
     def __init__(self, conns: ssh.Connections, inv: Inventory, dropper_loaded: bool):
         self.conns, self.inv = conns, inv
         self.dropper_loaded = dropper_loaded
+        self.port = inv.port
+        self.margin_s = inv.run_margin_s
+        self.warmed: set[str] = set()
+        self._target = ""
+
+    # - the hosts -
+
+    def address(self, role: str) -> str:
+        return getattr(self.inv, role).ips[0]
 
     def tool(self, name: str) -> str:
         return f"{self.inv.tools_dir}/{name}"
 
+    def guard_s(self, timeout_s: float) -> float:
+        return timeout_s
+
+    def start(self, role: str, argv) -> ssh.RemoteProcess:
+        return self.conns[role].start(argv)
+
+    def run(self, role: str, argv, timeout_s: float, check: bool = True):
+        return self.conns[role].run(argv, timeout_s, check=check, guard=True)
+
+    def script(self, role: str, commands) -> str:
+        return self.conns[role].script(commands)
+
+    def set_sysctls(self, per_role: dict) -> None:
+        raise BatchError(
+            "the testbed runs its hosts' own TCP settings: a run that changes sysctls (a "
+            "variant that needs ECN) cannot run there"
+        )
+
     # - the dropper (router) -
 
-    def set_dropper(self, dropper: dict, target: str) -> int | None:
-        """Configure the dropper and reset its count; returns the target packets it has seen
-        so far (None without the module)."""
+    def configure(self, dropper: dict, target: str) -> None:
+        """Configure the dropper and reset its count."""
         if not self.dropper_loaded:
             if dropper_active(dropper):
                 raise BatchError("the point needs the dropper, but the module is not loaded")
-            return None
+            return
         writes = [(preflight.PROC_DROPPER, w) for w in module_writes(dropper, target)]
         writes.append((preflight.PROC_NUM_DROPPED, "reset"))
-        # one write(2) per setting, as the module wants (echo's), then the state
+        # one write(2) per setting, as the module wants (echo's)
         lines = [f"echo {shlex.quote(w)} > {p}" for p, w in writes]
-        lines.append(f"cat {preflight.PROC_DROPPER}")
-        state = preflight.parse_dropper(
-            self.conns["router"].run(["sh", "-ec", "\n".join(lines)]).stdout
-        )
-        return int(state["packets"])
+        self.conns["router"].run(["sh", "-ec", "\n".join(lines)])
 
-    def read_dropper(self) -> tuple[int, int] | None:
+    def _read_dropper(self) -> tuple[int, int] | None:
         """(dropped since the reset, target packets seen so far)."""
         if not self.dropper_loaded:
             return None
@@ -152,195 +161,26 @@ class Testbed:
         first, _, rest = out.partition("\n")
         return int(first.split()[0]), int(preflight.parse_dropper(rest)["packets"])
 
-    # - workloads -
+    def seen(self) -> int | None:
+        read = self._read_dropper()
+        return None if read is None else read[1]
 
-    def counters(self, role: str, flush: bool = False) -> dict[str, int]:
-        cmds = [["cat", "/proc/net/netstat", "/proc/net/snmp"]]
-        if flush:  # no run inherits a cached ssthresh or RTT
-            cmds.insert(0, ["ip", "tcp_metrics", "flush", "all"])
-        return blast_output.parse_netstat(self.conns[role].script(cmds))
-
-    def _server(self, argv: list[str], what: str) -> ssh.RemoteProcess:
-        proc = self.conns["receiver"].start(argv)
-        line = proc.readline(SERVER_START_S)
-        if not line.startswith("READY"):
-            done = proc.finish(10, check=False)
-            raise BatchError(f"{what} did not start: {line.strip()} {done.stderr.strip()}")
-        return proc
-
-    def tcp_blast(self, writes: int, size: int, cap_s: float) -> dict:
-        self.conns["receiver"].run(["ip", "tcp_metrics", "flush", "all"])
-        port = str(self.inv.port)
-        server = self._server(
-            [self.tool("tcpblast"), "server", "-p", port, "-t", str(int(cap_s) + 60)],
-            "the TCP blast server",
-        )
-        before = self.counters("sender", flush=True)
-        client = self.conns["sender"].run(
-            [
-                self.tool("tcpblast"),
-                "client",
-                "-a",
-                self.inv.receiver.ips[0],
-                "-p",
-                port,
-                "-n",
-                str(writes),
-                "-s",
-                str(size),
-                "-t",
-                str(int(cap_s)),
-            ],
-            timeout_s=cap_s + self.inv.run_margin_s,
-            check=False,
-            guard=True,
-        )
-        if client.returncode not in (0, 3):
-            server.kill()
-            raise BatchError(f"tcpblast client failed ({client.returncode}): {client.stderr}")
-        result = last_json(client.stdout, "tcpblast client")
-        if result["completed"]:
-            result["server"] = last_json(server.finish(60).stdout, "tcpblast server")
-        else:  # the cap ended the run: the server would wait
-            server.kill()
-            result["server"] = {"completed": False}
-        after = self.counters("sender")
-        delta = {k: after[k] - before.get(k, 0) for k in after}
-        result["rto_timeouts"] = delta.get("TcpExt.TCPTimeouts", 0)
-        result["fast_recoveries"] = delta.get("TcpExt.TCPRenoRecovery", 0) + delta.get(
-            "TcpExt.TCPSackRecovery", 0
-        )
-        return result
-
-    def udp_blast(self, datagrams: int, size: int, cap_s: float) -> dict:
-        port = str(self.inv.port)
-        receiver = self._server(
-            [
-                self.tool("udpblast"),
-                "recv",
-                "-p",
-                port,
-                "-e",
-                str(datagrams),
-                "-i",
-                str(UDP_IDLE_MS),
-                "-t",
-                str(int(cap_s)),
-            ],
-            "the UDP blast receiver",
-        )
-        sent = self.conns["sender"].run(
-            [
-                self.tool("udpblast"),
-                "send",
-                "-a",
-                self.inv.receiver.ips[0],
-                "-p",
-                port,
-                "-n",
-                str(datagrams),
-                "-s",
-                str(size),
-            ],
-            timeout_s=cap_s + self.inv.run_margin_s,
-            guard=True,
-        )
-        got = receiver.finish(cap_s + self.inv.run_margin_s)
-        return {
-            "sender": last_json(sent.stdout, "udpblast send"),
-            "receiver": last_json(got.stdout, "udpblast recv"),
-        }
-
-    def ping(self, size: int, count: int, interval_s: float) -> list[float]:
-        done = self.conns["sender"].run(
-            [
-                "ping",
-                "-n",
-                "-c",
-                str(count),
-                "-i",
-                f"{interval_s:g}",
-                "-s",
-                str(size),
-                "-W",
-                "2",
-                self.inv.receiver.ips[0],
-            ],
-            timeout_s=count * (interval_s + 2) + self.inv.run_margin_s,
-            check=False,
-            guard=True,
-        )
-        if done.returncode not in (0, 1):
-            raise BatchError(f"ping failed ({done.returncode}): {done.stdout}{done.stderr}")
-        return [float(m) * 1000 for m in _RTT.findall(done.stdout)]
-
-
-_RTT = re.compile(r"time=([0-9.]+) ms")
-"""An echo's round trip in iputils ping's output."""
+    def dropped(self) -> int:
+        read = self._read_dropper()
+        return 0 if read is None else read[0]
 
 
 def run_one(tb: Testbed, entry: dict, plan: dict, target: str) -> dict:
-    """One run: the dropper set, the workload, the drop count; metrics and facts."""
-    seen_before = tb.set_dropper(entry["dropper"], target)
-    w = entry["workload"]
-    facts: dict[str, Any] = {}
-    status = "ok"
-    if w["kind"] == "tcp-blast":
-        res = tb.tcp_blast(int(w["writes"]), int(w["write_size_B"]), plan["cap_s"])
-        metrics = {
-            k: res[k]
-            for k in (
-                "elapsed_s",
-                "writes",
-                "write_size_B",
-                "payload_bytes",
-                "packets_sent",
-                "retransmissions",
-                "rto_timeouts",
-                "fast_recoveries",
-            )
-        }
-        status = "ok" if res["completed"] else "timeout"
-        if res["completed"] and res["server"]["bytes_received"] != res["payload_bytes"]:
-            raise BatchError(
-                f"the server received {res['server']['bytes_received']} bytes "
-                f"of {res['payload_bytes']}"
-            )
-        facts = {
-            k: res.get(k)
-            for k in (
-                "segments_sent",
-                "snd_mss",
-                "peer_window_B",
-                "srtt_us",
-                "snd_cwnd",
-                "snd_ssthresh",
-                "writes_done",
-                "server",
-            )
-        }
-    elif w["kind"] == "udp-blast":
-        res = tb.udp_blast(int(w["datagrams"]), int(w["datagram_size_B"]), plan["cap_s"])
-        sent, got = res["sender"], res["receiver"]
-        metrics = blast_output.udp_blast_metrics(sent, got)
-        facts = {"send_errors": sent["send_errors"], "receiver_end": got.get("end")}
-    elif w["kind"] == "ping":
-        rtts = tb.ping(int(w["request_size_B"]), int(w["count"]), float(w["interval_s"]))
-        metrics = {
-            "rtt_us": [round(x, 3) for x in rtts],
-            "request_size_B": int(w["request_size_B"]),
-        }
-    else:
-        raise BatchError(f"the testbed has no workload {w['kind']!r}")
-    read = tb.read_dropper()
-    seen = None
-    if read is not None:
-        metrics["packets_dropped"], seen_after = read
-        seen = seen_after - (seen_before or 0)
-        facts["dropper_packets_seen"] = seen
-    else:
-        metrics["packets_dropped"] = 0
-    return {"status": status, "metrics": metrics, BACKEND: facts, "seen": seen}
+    """One run (emusim.linux.runner.run_one) with the dropper's target the testbed's receiver:
+    metrics, facts and the target packets the dropper saw (None without the module)."""
+    out = runner.run_one(tb, tb, {**entry, "dropper_target": target}, plan)
+    facts = out["facts"]
+    return {
+        "status": out["status"],
+        "metrics": out["metrics"],
+        BACKEND: facts,
+        "seen": facts.get("dropper_packets_seen"),
+    }
 
 
 # --- the batch --------------------------------------------------------------------------------
@@ -436,13 +276,7 @@ def execute_runs(tb: Testbed, session: Session, progress: Callable[[str], None] 
             )
         active = dropper_active(entry["dropper"])
         meta = {
-            "scenario": plan["scenario"],
-            "backend": BACKEND,
-            "profile": PROFILE,
-            "point": entry["point"],
-            "params": entry["params"],
-            "repetition": entry["repetition"],
-            "seed": None,
+            **runner.run_meta(plan, entry, BACKEND, PROFILE),
             "provenance": {
                 "scale": plan["scale"],
                 "testbed": inv.summary(),
@@ -484,7 +318,7 @@ def guarded(tb: Testbed, step: Callable[[], dict]) -> dict:
     """Run a step; when it fails, find out whether a host is gone (HostLost names it)."""
     try:
         return step()
-    except (ssh.RemoteError, ssh.RemoteTimeout, BatchError) as err:
+    except (ssh.RemoteError, ssh.RemoteTimeout, HostError, BatchError) as err:
         tb.conns.check_all()
         raise BatchError(str(err)) from None
 

@@ -11,5 +11,5 @@ STUDY = Study(
     name="multiflow",
     title="FAST TCP's multi-flow dynamics",
     order=30,
-    claims=lambda scenario: scenario.workload_kind == multiflow.WORKLOAD,
+    claims=lambda scenario: scenario.workload_kind == multiflow.WORKLOAD.kind,
 )

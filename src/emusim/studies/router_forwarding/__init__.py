@@ -12,5 +12,5 @@ STUDY = Study(
     name="router_forwarding",
     title="Router forwarding against packet size",
     order=40,
-    claims=lambda scenario: scenario.workload_kind == udp_flood.WORKLOAD,
+    claims=lambda scenario: scenario.workload_kind == udp_flood.WORKLOAD.kind,
 )

@@ -15,7 +15,6 @@ import yaml
 from emusim import profiles
 from emusim import scenario as sc
 from emusim.backends.mininet import host
-from emusim.backends.mininet.batch import evaluate_selfcheck
 from emusim.backends.mininet.calibration import (
     THROUGHPUT_TOLERANCE,
     delay_ok,
@@ -49,6 +48,7 @@ from emusim.backends.mininet.topology import (
     offload_command,
     offloads_still_on,
 )
+from emusim.backends.mininet.writer import evaluate_selfcheck
 from emusim.linux.dropper import (
     module_rate,
     module_writes,
@@ -494,7 +494,9 @@ def test_path_delay_is_the_reports_for_two_links():
 
     rate = 100_000_000
     # the report's intercept 161.0556 µs gives 71.8878 µs (§3.2)
-    assert path_delay_us(161.0556, rate, 2) == pytest.approx(delay.one_way_delay_us(161.0556))
+    assert path_delay_us(161.0556, rate, 2) == pytest.approx(
+        delay.delay_from_intercept_us(161.0556)
+    )
     assert path_delay_us(161.0556, rate, 2) == pytest.approx(71.8878, abs=1e-4)
     # three links: six serialisations of 54 bytes = 25.92 µs
     assert path_delay_us(25.92 + 2 * 10_000, rate, 3) == pytest.approx(10_000)
@@ -556,7 +558,7 @@ def test_measured_delay_goes_to_the_vm_and_host_refuses(tmp_path):
     s = _scenario(tmp_path, "measured")
     delay_json = tmp_path / "d.json"
     delay_json.write_text('{"one_way_delay_us": 71.8878}')
-    delay = one_way_delay_us(s.settings, delay_json)
+    delay = one_way_delay_us(s, delay_json)
     plan = make_plan(s, "linux-2.2", delay, "auto", tmp_path / "r")
     where, why = decide_place(plan, "auto", _caps())
     assert where == "vm" and "netem" in why
@@ -579,7 +581,7 @@ def test_zero_delay_stays_on_the_host_unless_the_module_is_asked_for(tmp_path):
 def test_measured_delay_needs_the_fitted_file(tmp_path):
     s = _scenario(tmp_path, "measured")
     with pytest.raises(BatchError, match="--delay-json"):
-        one_way_delay_us(s.settings, None)
+        one_way_delay_us(s, None)
 
 
 def test_plan_skips_runs_already_written(tmp_path):

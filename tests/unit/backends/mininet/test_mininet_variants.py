@@ -9,7 +9,7 @@ import yaml
 
 from emusim import profiles, variants
 from emusim import scenario as sc
-from emusim.backends.mininet.executor import check_congestion_control, link_metrics, tcp_metrics
+from emusim.backends.mininet.executor import link_metrics
 from emusim.backends.mininet.host import Capabilities
 from emusim.backends.mininet.plan import (
     BatchError,
@@ -22,6 +22,8 @@ from emusim.backends.mininet.plan import (
 from emusim.backends.mininet.topology import Topology, impaired_link_commands, node_name
 from emusim.linux.shaper import netem_loss_percent, parse_qdisc_stats
 from emusim.linux.tcp import LINUX_TCP, tcp_setup
+from emusim.workloads.tcp_blast import check_congestion_control
+from emusim.workloads.tcp_blast import metrics as tcp_metrics
 
 LOSSY = yaml.safe_load((sc.SCENARIO_DIR / "topologies" / "lossy-link.yaml").read_text())
 

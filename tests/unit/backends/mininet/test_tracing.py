@@ -60,7 +60,7 @@ def test_only_tcp_blasts_and_known_points(plan, tmp_path):
     with pytest.raises(ValueError, match="not in the batch: zz"):
         tracing.select(plan, tracing.TraceRequest(frozenset({"zz"})))
     pings = {**plan, "runs": [_entry(tmp_path, "p", 1, kind="ping")]}
-    with pytest.raises(ValueError, match="only a TCP blast can be traced"):
+    with pytest.raises(ValueError, match="only a tcp-blast workload can be traced"):
         tracing.select(pings, tracing.TraceRequest())
 
 

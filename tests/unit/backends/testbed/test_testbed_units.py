@@ -15,6 +15,7 @@ import yaml
 
 from emusim.backends.testbed import checks, inventory, preflight, ssh
 from emusim.paths import CONFIG_DIR, REPO_ROOT
+from emusim.workloads import udp_blast
 
 EXAMPLE = CONFIG_DIR / "testbed.example.yaml"
 HOSTILE = [
@@ -289,7 +290,7 @@ def test_echoes_and_udp_losses():
         "ping", {"rtt_us": [1.0, 2.0], "packets_dropped": 0}, {"mode": "off"}, 0, [], ping
     )
     assert [c["check"] for c in got] == ["drops", "echoes"] and not got[1]["ok"]
-    assert checks.udp_check(lost=5, dropped=5)["ok"] and not checks.udp_check(4, 5)["ok"]
+    assert udp_blast.loss_check(lost=5, dropped=5)["ok"] and not udp_blast.loss_check(4, 5)["ok"]
 
 
 # --- the report's tables from preflight facts ---------------------------------------------------

@@ -1,4 +1,7 @@
-"""Send a script's logging to the rule's log file."""
+"""Send a workflow script's logging to its rule's log file.
+
+Every script in workflow/scripts starts with ``log = script_log.setup(snakemake)``.
+"""
 
 import logging
 import sys

@@ -1,0 +1,283 @@
+"""emusim's command line: the study's scenarios, profiles and results for people.
+
+    emusim list scenarios|profiles|variants|backends|studies
+    emusim validate FILE...
+    emusim points SCENARIO
+    emusim run SCENARIO [--backend ns3|mininet|testbed] [--point ID] [-n]
+    emusim show RUN_JSON
+    emusim paper
+
+Every verb is a thin layer over what exists: the listings and checks call the package
+(emusim.scenario, emusim.profiles, emusim.variants), and `run` and `paper` run Snakemake on the
+workflow's own targets in the repository root, printing the command first: whatever it runs
+can be run with `snakemake` alone (docs/cli.md).
+
+Exit status: 0 on success, 1 on a failure (an invalid scenario, a failed Snakemake run, a file
+that is not a run JSON), 2 on a usage error (an unknown verb, scenario, point or option).
+
+This module holds the parser and `main`; each verb is a module of its own (listing: list;
+check: validate, points; run: run, paper; show: show), and what they share is `common`.
+`python -m emusim.cli` runs `main` (__main__.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import textwrap
+
+from emusim.cli.check import cmd_points, cmd_validate
+from emusim.cli.common import (
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    RUN_BACKENDS,
+    Failure,
+    UsageError,
+)
+from emusim.cli.listing import cmd_list
+from emusim.cli.run import cmd_paper, cmd_run
+from emusim.cli.show import cmd_show
+
+# --- the parser -------------------------------------------------------------------------------
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Wraps descriptions paragraph by paragraph; keeps indented lines (examples) as they are."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=30)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out = []
+        for para in text.split("\n\n"):
+            lines = para.splitlines()
+            if any(line.startswith(" ") for line in lines):
+                out.append("\n".join(indent + line for line in lines))
+            else:
+                out.append(
+                    textwrap.fill(
+                        " ".join(para.split()),
+                        width,
+                        initial_indent=indent,
+                        subsequent_indent=indent,
+                    )
+                )
+        return "\n\n".join(out)
+
+
+def _examples(*lines: str) -> str:
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+def _add_scale(p: argparse.ArgumentParser) -> None:
+    from emusim.scenario import SCALES
+
+    p.add_argument(
+        "--scale",
+        choices=SCALES,
+        help="paper: the report's design; quick: the documented reduction "
+        "(default: config/config.yaml's scale)",
+    )
+
+
+def _add_snakemake(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--cores", "-c", default="all", metavar="N", help="snakemake --cores (default: all)"
+    )
+    p.add_argument(
+        "-n", "--dry-run", action="store_true", help="snakemake -n: what would run, and why"
+    )
+    p.add_argument(
+        "-C",
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one more snakemake --config item (repeatable; config/README.md), after emusim's own",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="emusim",
+        description=(
+            "One network experiment on hardware, in Mininet and in ns-3, compared. Each verb is "
+            "a thin layer over the package and the Snakemake workflow (`snakemake all` runs the "
+            "whole study); `emusim VERB --help` for one."
+        ),
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim list scenarios --scale quick     # what there is to run",
+            "emusim validate scenarios/*.yaml        # check scenario files",
+            "emusim points random-drop --scale quick # a scenario's points",
+            "emusim run random-drop --point drop_rate=0.02 --scale quick -n",
+            "emusim run random-drop --scale quick    # every ns-3 run of it, collected",
+            "emusim show scales/quick/results/ns3/random-drop/linux-2.2/drop_rate=0.02/run1.json",
+            "emusim paper --scale quick              # the paper, from its results",
+        )
+        + "\n\ndocs/cli.md has more.",
+    )
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+
+    p = verbs.add_parser(
+        "list",
+        help="scenarios, TCP profiles, TCP variants or backends, as a table",
+        description="List what the study knows: the scenarios of scenarios/, the TCP profiles "
+        "of config/tcp_profiles.yaml, the TCP variants of config/tcp_variants.yaml, or the "
+        "backends of config/config.yaml and the workflow.",
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim list scenarios               # at config.yaml's scale",
+            "emusim list scenarios --scale quick",
+            "emusim list profiles",
+            "emusim list variants",
+            "emusim list backends",
+            "emusim list studies",
+        ),
+    )
+    p.add_argument("what", choices=("scenarios", "profiles", "variants", "backends", "studies"))
+    _add_scale(p)
+    p.set_defaults(func=cmd_list)
+
+    p = verbs.add_parser(
+        "validate",
+        help="check scenario files at every scale",
+        description="Load each scenario file at every scale (the default body and each of "
+        "`scales:`) as the workflow does, and print ok or its first error: the file, the key, "
+        "the value and what is accepted. Exit status 1 if any is invalid.",
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim validate                      # every file of scenarios/",
+            "emusim validate scenarios/random-drop.yaml my-scenario.yaml",
+            "emusim validate random-drop          # a name of scenarios/ works too",
+        ),
+    )
+    p.add_argument(
+        "files", nargs="*", metavar="FILE", help="scenario files (default: scenarios/*.yaml)"
+    )
+    p.set_defaults(func=cmd_validate)
+
+    p = verbs.add_parser(
+        "points",
+        help="a scenario's points: their IDs and parameters",
+        description="The points of a scenario at a scale: each point's ID (the directory of its "
+        "runs, and what `emusim run --point` takes) and its sweep values.",
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim points random-drop",
+            "emusim points lossy-link --scale quick",
+            "emusim points regular-drop --ids     # IDs only, one a line",
+        ),
+    )
+    p.add_argument("scenario", metavar="SCENARIO", help="a name of scenarios/, or a .yaml file")
+    _add_scale(p)
+    p.add_argument("--ids", action="store_true", help="print the point IDs only, one a line")
+    p.set_defaults(func=cmd_points)
+
+    p = verbs.add_parser(
+        "run",
+        help="run a scenario (or some of its points) on one backend, through Snakemake",
+        description="Run Snakemake, in the repository root, on the targets of a scenario for one "
+        "backend: with --point or --profile (ns3) the run JSONs "
+        "(results/ns3/SCENARIO/PROFILE/POINT/runK.json), else the backend's table of the "
+        "scenario (results/BACKEND/SCENARIO.csv; for testbed results/hardware/SCENARIO.csv). "
+        "Passes --config scale=…, backends=[…] and scenarios=[SCENARIO]; other scales write "
+        "under scales/SCALE/. The command is printed first. Arguments after `--` go to "
+        "snakemake as they are. A rerun does only what is missing.",
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim run random-drop --point drop_rate=0.02 --scale quick -n",
+            "emusim run random-drop --point drop_rate=0.02 --profile linux-2.2 --scale quick",
+            "emusim run random-drop --scale quick --cores 2",
+            "emusim run baseline-tcp --backend mininet --scale quick       # in a VM",
+            "emusim run random-drop --backend testbed --inventory config/testbed.yaml",
+            "emusim run random-drop --scale quick -- --forcerun ns3_run    # to snakemake",
+        ),
+    )
+    p.add_argument("scenario", metavar="SCENARIO", help="a name of scenarios/")
+    p.add_argument("--backend", "-b", choices=RUN_BACKENDS, default="ns3", help="default: ns3")
+    p.add_argument(
+        "--point",
+        "-p",
+        action="append",
+        metavar="ID",
+        help="only this point (ns3; repeatable; IDs: emusim points SCENARIO)",
+    )
+    p.add_argument(
+        "--profile",
+        action="append",
+        metavar="NAME",
+        help="only this TCP profile of the scenario (ns3, mininet; repeatable)",
+    )
+    _add_scale(p)
+    p.add_argument(
+        "--inventory",
+        metavar="FILE",
+        help="with --backend testbed: the testbed's inventory (default: config.yaml's, "
+        "else config/testbed.yaml)",
+    )
+    _add_snakemake(p)
+    p.set_defaults(func=cmd_run)
+
+    p = verbs.add_parser(
+        "show",
+        help="a run JSON's metrics and provenance, readable",
+        description="Print one run (docs/results-schema.md): what ran (scenario, backend, "
+        "profile, point, parameters), its metrics, and its provenance (kernel release, clock, "
+        "git revision, ...).",
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim show results/ns3/random-drop/linux-2.2/drop_rate=0.040/run3.json",
+            "emusim show --json results/mininet/baseline-tcp/linux-2.2/base/run1.json",
+        ),
+    )
+    p.add_argument("run", metavar="RUN_JSON")
+    p.add_argument("--json", action="store_true", help="print the file's JSON as it is")
+    p.set_defaults(func=cmd_show)
+
+    p = verbs.add_parser(
+        "paper",
+        help="build the paper (snakemake paper)",
+        description="Run Snakemake's `paper` target: the paper PDF with every number, figure and "
+        "table generated from the results of the scale, running whatever they need "
+        "(paper/build/paper.pdf; scales/SCALE/paper/build/paper.pdf). The command is printed "
+        "first; arguments after `--` go to snakemake.",
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim paper --scale quick -n",
+            "emusim paper --scale quick -C 'backends=[hardware,ns3]'   # without the emulation",
+        ),
+    )
+    _add_scale(p)
+    _add_snakemake(p)
+    p.set_defaults(func=cmd_paper)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1 :]
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.verb is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    if extra and args.verb not in ("run", "paper"):
+        parser.error(
+            f"arguments after `--` are for snakemake: emusim run or paper, not {args.verb}"
+        )
+    try:
+        return args.func(args, extra)
+    except UsageError as err:
+        print(f"emusim {args.verb}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except Failure as err:
+        print(f"emusim {args.verb}: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    except BrokenPipeError:  # `emusim list scenarios | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

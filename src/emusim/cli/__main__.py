@@ -1,0 +1,7 @@
+"""`python -m emusim.cli ARGS`: the `emusim` command without its script."""
+
+import sys
+
+from emusim.cli import main
+
+sys.exit(main())
