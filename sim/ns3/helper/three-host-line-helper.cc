@@ -16,36 +16,10 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("ThreeHostLineHelper");
 
-ThreeHostLineHelper::ThreeHostLineHelper(DataRate linkRate, Time interframeGap, Time channelDelay)
-    : m_linkRate(linkRate),
-      m_interframeGap(interframeGap),
-      m_channelDelay(channelDelay),
-      m_hostQueuePackets(100),
-      m_routerQueuePackets(100),
-      m_dropMode("off"),
-      m_dropCutoff(0),
-      m_dropEveryN(0),
-      m_dropTarget("192.168.2.2")
+ThreeHostLineHelper::ThreeHostLineHelper(const emusim::LineArguments& line)
+    : m_line(line),
+      m_dropTarget(line.target.c_str())
 {
-}
-
-void
-ThreeHostLineHelper::SetQueueLimits(uint32_t hostQueuePackets, uint32_t routerQueuePackets)
-{
-    m_hostQueuePackets = hostQueuePackets;
-    m_routerQueuePackets = routerQueuePackets;
-}
-
-void
-ThreeHostLineHelper::SetDropper(const std::string& mode,
-                                uint32_t cutoff,
-                                uint32_t everyN,
-                                Ipv4Address target)
-{
-    m_dropMode = mode;
-    m_dropCutoff = cutoff;
-    m_dropEveryN = everyN;
-    m_dropTarget = target;
 }
 
 int64_t
@@ -56,20 +30,20 @@ ThreeHostLineHelper::Install(int64_t stream)
     m_nodes.Create(3);
 
     PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(m_linkRate));
-    p2p.SetDeviceAttribute("InterframeGap", TimeValue(m_interframeGap));
-    p2p.SetChannelAttribute("Delay", TimeValue(m_channelDelay));
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(m_line.linkRateBps)));
+    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(m_line.interframeGapNs)));
+    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(m_line.channelDelayNs)));
     m_left = p2p.Install(GetSender(), GetRouter());
     m_right = p2p.Install(GetRouter(), GetReceiver());
 
     InternetStackHelper internet;
     internet.Install(m_nodes);
 
-    InstallQueue(m_left.Get(0), m_hostQueuePackets, false);
-    InstallQueue(m_left.Get(1), m_routerQueuePackets, false);
-    m_dropper =
-        DynamicCast<DropperQueueDisc>(InstallQueue(m_right.Get(0), m_routerQueuePackets, true));
-    InstallQueue(m_right.Get(1), m_hostQueuePackets, false);
+    InstallQueue(m_left.Get(0), m_line.hostQueuePackets, false);
+    InstallQueue(m_left.Get(1), m_line.routerQueuePackets, false);
+    m_dropper = DynamicCast<DropperQueueDisc>(
+        InstallQueue(m_right.Get(0), m_line.routerQueuePackets, true));
+    InstallQueue(m_right.Get(1), m_line.hostQueuePackets, false);
 
     int64_t next = stream;
     next += m_dropper->AssignStreams(next);
@@ -91,9 +65,9 @@ ThreeHostLineHelper::InstallQueue(Ptr<NetDevice> device, uint32_t packets, bool 
     }
     return emusim::InstallDropper(device,
                                   packets,
-                                  m_dropMode,
-                                  m_dropCutoff,
-                                  m_dropEveryN,
+                                  m_line.dropMode,
+                                  m_line.cutoff,
+                                  m_line.everyN,
                                   m_dropTarget);
 }
 

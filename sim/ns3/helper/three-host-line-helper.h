@@ -9,6 +9,7 @@
 #define EMUSIM_THREE_HOST_LINE_HELPER_H
 
 #include "../model/dropper-queue-disc.h"
+#include "run-arguments.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
@@ -44,28 +45,12 @@ class ThreeHostLineHelper
 {
   public:
     /**
-     * \brief Set up the links of the line; nothing is built until Install.
-     * \param linkRate the rate of both links
-     * \param interframeGap the per-frame time of both links beyond ns-3's PPP header
-     * \param channelDelay the propagation delay of each link
+     * \brief Set up the line from its named settings (emusim::LineArguments: links, queues,
+     * dropper, e.g. `ThreeHostLineHelper({.linkRateBps = 100000000, .everyN = 5})`); nothing
+     * is built until Install. A dropMode other than "random" or "regular" is off.
+     * \param line the settings
      */
-    ThreeHostLineHelper(DataRate linkRate, Time interframeGap, Time channelDelay);
-
-    /**
-     * \brief Set the FIFO limits of the egress queue discs (default: 100 packets each).
-     * \param hostQueuePackets the sender's and the receiver's FIFO, in packets (tx_queue_len)
-     * \param routerQueuePackets each of the router's two FIFOs, in packets (tx_queue_len)
-     */
-    void SetQueueLimits(uint32_t hostQueuePackets, uint32_t routerQueuePackets);
-
-    /**
-     * \brief Set the dropper on the router's egress toward the receiver (default: off).
-     * \param mode "random", "regular", anything else off
-     * \param cutoff random: drop when a 16-bit r < cutoff
-     * \param everyN regular: drop every N-th target packet
-     * \param target the address whose packets the dropper considers
-     */
-    void SetDropper(const std::string& mode, uint32_t cutoff, uint32_t everyN, Ipv4Address target);
+    explicit ThreeHostLineHelper(const emusim::LineArguments& line);
 
     /**
      * \brief Build the line.
@@ -99,7 +84,7 @@ class ThreeHostLineHelper
   private:
     /**
      * \brief Install the queue disc of one egress: a drop-tail FIFO of `packets` packets, or
-     * the dropper with this helper's settings (SetDropper) in front of such a FIFO; either way
+     * the dropper with this helper's settings in front of such a FIFO; either way
      * the device's own queue is shrunk to one frame (emusim::InstallFifo,
      * emusim::InstallDropper).
      * \param device the egress device
@@ -109,14 +94,7 @@ class ThreeHostLineHelper
      */
     Ptr<QueueDisc> InstallQueue(Ptr<NetDevice> device, uint32_t packets, bool dropper) const;
 
-    DataRate m_linkRate;             //!< rate of both links
-    Time m_interframeGap;            //!< per-frame time of both links beyond the PPP header
-    Time m_channelDelay;             //!< propagation delay of each link
-    uint32_t m_hostQueuePackets;     //!< sender's and receiver's FIFO limit
-    uint32_t m_routerQueuePackets;   //!< router's FIFO limits
-    std::string m_dropMode;          //!< the dropper's mode: random, regular or off
-    uint32_t m_dropCutoff;           //!< random mode: drop when a 16-bit r < cutoff
-    uint32_t m_dropEveryN;           //!< regular mode: drop every N-th target packet
+    emusim::LineArguments m_line;    //!< links, queues and dropper
     Ipv4Address m_dropTarget;        //!< the address whose packets the dropper considers
     NodeContainer m_nodes;           //!< sender, router, receiver
     NetDeviceContainer m_left;       //!< sender's and router's devices of the first link

@@ -20,6 +20,7 @@
 
 #include "../helper/linux-run-facts.h"
 #include "../helper/queue-setup.h"
+#include "../helper/run-arguments.h"
 #include "../helper/run-output.h"
 #include "../model/blast-apps.h"
 #include "../model/dropper-queue-disc.h"
@@ -44,21 +45,15 @@ namespace
 /// Everything one run needs, from the command line.
 struct RunConfig
 {
-    std::string workload{"tcp"};      //!< tcp only (the bulk transfer)
-    uint64_t writes{690608};          //!< TCP writes (690 608 x 1448 B: 1 GB)
-    uint32_t writeSize{1448};         //!< bytes per write
-    uint64_t linkRateBps{100000000};  //!< rate of every link
-    uint64_t interframeGapNs{2880};   //!< per-frame overhead beyond ns-3's PPP header
-    uint64_t channelDelayNs{1920};    //!< propagation delay of the unimpaired links
-    uint64_t linkDelayNs{1920};       //!< propagation delay of the impaired middle link
-    uint32_t lossCutoff{0};           //!< middle link: drop when a 16-bit r < lossCutoff
-    uint32_t routerQueuePackets{100}; //!< routers' FIFOs (tx_queue_len)
-    uint32_t hostQueuePackets{100};   //!< sender's and receiver's FIFOs
-    double maxSimTimeS{3600};         //!< cap on simulated time
-    uint64_t seed{1};                 //!< RngSeed
-    uint64_t run{1};                  //!< RngRun
-    std::string output;               //!< JSON path ("" or "-": stdout)
-    std::string traceFile;            //!< TCP event trace CSV ("" = none)
+    std::string workload{"tcp"}; //!< tcp only (the bulk transfer)
+    uint64_t writes{690608};     //!< TCP writes (690 608 x 1448 B: 1 GB)
+    uint32_t writeSize{1448};    //!< bytes per write
+    uint64_t linkDelayNs{1920};  //!< propagation delay of the impaired middle link
+    uint32_t lossCutoff{0};      //!< middle link: drop when a 16-bit r < lossCutoff
+    double maxSimTimeS{3600};    //!< cap on simulated time
+    std::string traceFile;       //!< TCP event trace CSV ("" = none)
+    emusim::LineArguments line;  //!< the links and queues (no dropper: the loss is its own)
+    emusim::RunArguments out;    //!< seed, run and output
 };
 
 /// The lossy egress of the middle link: random loss of packets to `toward`, then a FIFO.
@@ -66,7 +61,7 @@ Ptr<DropperQueueDisc>
 InstallLoss(Ptr<NetDevice> device, const RunConfig& cfg, Ipv4Address toward)
 {
     return emusim::InstallDropper(device,
-                                  cfg.routerQueuePackets,
+                                  cfg.line.routerQueuePackets,
                                   cfg.lossCutoff > 0 ? "random" : "off",
                                   cfg.lossCutoff,
                                   0,
@@ -95,26 +90,19 @@ main(int argc, char* argv[])
     cmd.AddValue("workload", "tcp (the only workload of this program)", cfg.workload);
     cmd.AddValue("writes", "TCP writes", cfg.writes);
     cmd.AddValue("writeSize", "bytes per write", cfg.writeSize);
-    cmd.AddValue("linkRateBps", "link rate in bit/s", cfg.linkRateBps);
-    cmd.AddValue("interframeGapNs", "per-frame overhead time in ns", cfg.interframeGapNs);
-    cmd.AddValue("channelDelayNs", "delay of each unimpaired link in ns", cfg.channelDelayNs);
     cmd.AddValue("linkDelayNs", "delay of the impaired middle link in ns", cfg.linkDelayNs);
     cmd.AddValue("lossCutoff", "middle link: drop when a 16-bit r < lossCutoff", cfg.lossCutoff);
-    cmd.AddValue("routerQueuePackets", "routers' FIFO limit", cfg.routerQueuePackets);
-    cmd.AddValue("hostQueuePackets", "hosts' FIFO limit", cfg.hostQueuePackets);
     cmd.AddValue("maxSimTimeS", "cap on simulated seconds", cfg.maxSimTimeS);
-    cmd.AddValue("seed", "RngSeed", cfg.seed);
-    cmd.AddValue("run", "RngRun", cfg.run);
-    cmd.AddValue("output", "JSON output path (- for stdout)", cfg.output);
     cmd.AddValue("traceFile", "TCP event trace CSV", cfg.traceFile);
+    emusim::AddLineArguments(cmd, cfg.line, false);
+    emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_UNLESS(cfg.workload == "tcp", "--workload must be tcp, not " << cfg.workload);
     NS_ABORT_MSG_IF(cfg.lossCutoff > 65535, "--lossCutoff must be at most 65535");
     NS_ABORT_MSG_IF(cfg.writes == 0 || cfg.writeSize == 0, "--writes and --writeSize must be > 0");
 
-    RngSeedManager::SetSeed(cfg.seed);
-    RngSeedManager::SetRun(cfg.run);
+    emusim::SeedStreams(cfg.out);
 
     NodeContainer nodes;
     nodes.Create(4);
@@ -124,9 +112,9 @@ main(int argc, char* argv[])
     Ptr<Node> receiver = nodes.Get(3);
 
     PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(cfg.linkRateBps)));
-    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(cfg.interframeGapNs)));
-    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.channelDelayNs)));
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(cfg.line.linkRateBps)));
+    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(cfg.line.interframeGapNs)));
+    p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.line.channelDelayNs)));
     NetDeviceContainer left = p2p.Install(sender, router);
     NetDeviceContainer right = p2p.Install(router2, receiver);
     p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.linkDelayNs)));
@@ -138,12 +126,12 @@ main(int argc, char* argv[])
     // Queue discs go in before addresses, or ns-3 installs its default FqCoDel.
     const Ipv4Address senderAddress("192.168.1.2");
     const Ipv4Address receiverAddress("192.168.3.2");
-    emusim::InstallFifo(left.Get(0), cfg.hostQueuePackets);
-    emusim::InstallFifo(left.Get(1), cfg.routerQueuePackets);
+    emusim::InstallFifo(left.Get(0), cfg.line.hostQueuePackets);
+    emusim::InstallFifo(left.Get(1), cfg.line.routerQueuePackets);
     auto forward = InstallLoss(middle.Get(0), cfg, receiverAddress);
     auto reverse = InstallLoss(middle.Get(1), cfg, senderAddress);
-    emusim::InstallFifo(right.Get(0), cfg.routerQueuePackets);
-    emusim::InstallFifo(right.Get(1), cfg.hostQueuePackets);
+    emusim::InstallFifo(right.Get(0), cfg.line.routerQueuePackets);
+    emusim::InstallFifo(right.Get(1), cfg.line.hostQueuePackets);
     int64_t stream = 1000;
     stream += forward->AssignStreams(stream);
     stream += reverse->AssignStreams(stream);
@@ -211,7 +199,8 @@ main(int argc, char* argv[])
          << ", \"rto_timeouts\": " << client->GetTimeouts()
          << ", \"fast_recoveries\": " << client->GetFastRecoveries()
          << LinkCounters(forward, "forward") << LinkCounters(reverse, "reverse")
-         << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed << ", \"run\": " << cfg.run
+         << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.out.seed
+         << ", \"run\": " << cfg.out.run
          << ", \"simulated_s\": " << FormatNumber(Simulator::Now().GetSeconds())
          << ", \"congestion_control\": \"" << socketType.Get().GetName() << "\"" << linuxFacts
          << "}}\n";
@@ -220,6 +209,6 @@ main(int argc, char* argv[])
     {
         eventTrace->Dispose(); // flushes the trace file
     }
-    emusim::WriteResult(json.str(), cfg.output);
+    emusim::WriteResult(json.str(), cfg.out.output);
     return 0;
 }

@@ -29,7 +29,10 @@
  */
 
 #include "../helper/queue-setup.h"
+#include "../helper/run-arguments.h"
 #include "../helper/run-output.h"
+#include "../model/bottleneck-sampler.h"
+#include "../model/bounded-bulk-sender.h"
 #include "../model/draining-sink.h"
 
 #include "ns3/applications-module.h"
@@ -81,9 +84,7 @@ struct RunConfig
     double sampleS{1};                     //!< throughput sample period
     double pollS{0.1};                     //!< queue poll period
     uint32_t backlogBytes{262144};         //!< unsent data a flow keeps in its socket
-    uint64_t seed{1};                      //!< RngSeed
-    uint64_t run{1};                       //!< RngRun
-    std::string output;                    //!< JSON path ("" or "-": stdout)
+    emusim::RunArguments out;              //!< seed, run and output
 };
 
 /// Split `text` at `sep`.
@@ -137,205 +138,6 @@ ParseSchedule(const std::string& text)
     return steps;
 }
 
-/**
- * A bulk sender that keeps at most a fixed backlog of unsent bytes in its TCP socket, from
- * its start until its stop, then closes.
- */
-class BoundedBulkSender : public Application
-{
-  public:
-    /// \param remote the sink's address \param backlogBytes unsent bytes kept in the socket
-    BoundedBulkSender(Address remote, uint32_t backlogBytes)
-        : m_remote(remote),
-          m_backlog(backlogBytes)
-    {
-    }
-
-  private:
-    void StartApplication() override
-    {
-        // ns-3's own socket, not the profile's blast socket (linux-6.1: TcpLinuxSocket): on
-        // TcpLinuxSocket a 20-flow run's windows grew until ns-3 3.44's sent-list walks
-        // (TcpTxBuffer::GetPacketFromList, NextSeg) took most of the time, 6 times the CPU at
-        // 80 simulated seconds (bbr, 20 Mb/s). libemusim-ns3 now replaces those walks
-        // (docs/ns3-hot-paths.md); moving the senders to the profile's socket changes the
-        // study's results and is left to a change of its own
-        m_socket = DynamicCast<TcpSocketBase>(
-            Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId()));
-        m_socket->Bind();
-        m_socket->TraceConnectWithoutContext("NextTxSequence",
-                                             MakeCallback(&BoundedBulkSender::NextTx, this));
-        m_socket->SetConnectCallback(MakeCallback(&BoundedBulkSender::Connected, this),
-                                     MakeNullCallback<void, Ptr<Socket>>());
-        m_socket->SetSendCallback(MakeCallback(&BoundedBulkSender::Space, this));
-        m_socket->SetDataSentCallback(MakeCallback(&BoundedBulkSender::Space, this));
-        m_socket->Connect(m_remote);
-    }
-
-    void StopApplication() override
-    {
-        m_stopped = true;
-        if (m_socket)
-        {
-            m_socket->Close();
-        }
-    }
-
-    /// NextTxSequence trace: where the next new byte goes from
-    void NextTx(SequenceNumber32, SequenceNumber32 next)
-    {
-        m_nextTx = next;
-    }
-
-    void Connected(Ptr<Socket>)
-    {
-        m_connected = true;
-        TopUp();
-    }
-
-    void Space(Ptr<Socket>, uint32_t)
-    {
-        TopUp();
-    }
-
-    /// Write until the socket holds m_backlog unsent bytes.
-    void TopUp()
-    {
-        if (!m_connected || m_stopped)
-        {
-            return;
-        }
-        const SequenceNumber32 tail = m_socket->GetTxBuffer()->TailSequence();
-        const uint32_t unsent = tail > m_nextTx ? tail - m_nextTx : 0;
-        if (unsent >= m_backlog)
-        {
-            return;
-        }
-        const uint32_t want = std::min(m_backlog - unsent, m_socket->GetTxAvailable());
-        if (want > 0)
-        {
-            m_socket->Send(Create<Packet>(want), 0);
-        }
-    }
-
-    Address m_remote;            //!< the sink
-    uint32_t m_backlog;          //!< unsent bytes to keep
-    Ptr<TcpSocketBase> m_socket; //!< the connection
-    SequenceNumber32 m_nextTx;   //!< next new sequence number TCP sends
-    bool m_connected{false};     //!< handshake done
-    bool m_stopped{false};       //!< past the departure time
-};
-
-/// What the poller and the samplers accumulate.
-struct Recorder
-{
-    std::vector<Ptr<DrainingSink>> sinks; //!< one per flow
-    std::vector<int64_t> inQueue;         //!< each flow's packets in the bottleneck FIFO
-    Ptr<QueueDisc> bottleneck;            //!< the bottleneck's FIFO
-    uint32_t firstSenderNet{0};           //!< 10.1.1.0 as an integer
-    std::vector<uint64_t> lastRx;         //!< sink counters at the previous sample
-    // per sample interval, accumulated over polls
-    double queueSum{0};               //!< sum of polled queue lengths
-    uint32_t queueMax{0};             //!< largest polled length
-    uint32_t queueMin{UINT32_MAX};    //!< smallest polled length
-    std::vector<double> flowQueueSum; //!< sum of each flow's polled packets
-    uint32_t polls{0};                //!< polls in the interval
-    uint64_t dropsAtLastSample{0};    //!< the FIFO's drops before the interval
-    // the series
-    std::vector<double> t;                      //!< end of each sample interval
-    std::vector<std::vector<double>> mbps;      //!< [flow][sample] goodput
-    std::vector<std::vector<double>> flowQueue; //!< [flow][sample] mean packets queued
-    std::vector<double> queueMean;              //!< mean queue per sample
-    std::vector<uint32_t> queueMaxS;            //!< max queue per sample
-    std::vector<uint32_t> queueMinS;            //!< min queue per sample
-    std::vector<uint32_t> bufferS;              //!< the buffer limit at the sample
-    std::vector<uint64_t> dropsS;               //!< FIFO drops in the interval
-};
-
-Recorder g_rec; //!< the one run's recorder
-
-/// The flow a packet belongs to, from its source address (10.1.k.2 is flow k - 1).
-int
-FlowOf(Ptr<const QueueDiscItem> item)
-{
-    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
-    if (!ip)
-    {
-        return -1;
-    }
-    const uint32_t src = ip->GetHeader().GetSource().Get();
-    const int flow = static_cast<int>((src - g_rec.firstSenderNet) >> 8);
-    return flow >= 0 && flow < static_cast<int>(g_rec.inQueue.size()) ? flow : -1;
-}
-
-void
-Enqueued(Ptr<const QueueDiscItem> item)
-{
-    if (int f = FlowOf(item); f >= 0)
-    {
-        ++g_rec.inQueue[f];
-    }
-}
-
-void
-Dequeued(Ptr<const QueueDiscItem> item)
-{
-    if (int f = FlowOf(item); f >= 0)
-    {
-        --g_rec.inQueue[f];
-    }
-}
-
-void
-Poll(Time period)
-{
-    const uint32_t q = g_rec.bottleneck->GetNPackets();
-    g_rec.queueSum += q;
-    g_rec.queueMax = std::max(g_rec.queueMax, q);
-    g_rec.queueMin = std::min(g_rec.queueMin, q);
-    for (size_t f = 0; f < g_rec.inQueue.size(); ++f)
-    {
-        g_rec.flowQueueSum[f] += static_cast<double>(g_rec.inQueue[f]);
-    }
-    ++g_rec.polls;
-    Simulator::Schedule(period, &Poll, period);
-}
-
-void
-Sample(Time period)
-{
-    const double dt = period.GetSeconds();
-    g_rec.t.push_back(Simulator::Now().GetSeconds());
-    for (size_t f = 0; f < g_rec.sinks.size(); ++f)
-    {
-        const uint64_t rx = g_rec.sinks[f]->GetTotalRx();
-        g_rec.mbps[f].push_back((rx - g_rec.lastRx[f]) * 8.0 / dt / 1e6);
-        g_rec.lastRx[f] = rx;
-        g_rec.flowQueue[f].push_back(g_rec.polls ? g_rec.flowQueueSum[f] / g_rec.polls : 0.0);
-        g_rec.flowQueueSum[f] = 0;
-    }
-    g_rec.queueMean.push_back(g_rec.polls ? g_rec.queueSum / g_rec.polls : 0.0);
-    g_rec.queueMaxS.push_back(g_rec.polls ? g_rec.queueMax : 0);
-    g_rec.queueMinS.push_back(g_rec.polls ? g_rec.queueMin : 0);
-    g_rec.bufferS.push_back(g_rec.bottleneck->GetMaxSize().GetValue());
-    const uint64_t drops = g_rec.bottleneck->GetStats().nTotalDroppedPackets;
-    g_rec.dropsS.push_back(drops - g_rec.dropsAtLastSample);
-    g_rec.dropsAtLastSample = drops;
-    g_rec.queueSum = 0;
-    g_rec.queueMax = 0;
-    g_rec.queueMin = UINT32_MAX;
-    g_rec.polls = 0;
-    Simulator::Schedule(period, &Sample, period);
-}
-
-void
-SetBuffer(uint32_t packets)
-{
-    NS_ABORT_MSG_IF(packets < g_rec.bottleneck->GetNPackets(),
-                    "--bufferSchedule: cannot shrink the buffer below the packets it holds");
-    g_rec.bottleneck->SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, packets));
-}
-
 /// A JSON array of numbers.
 template <typename T>
 std::string
@@ -369,9 +171,7 @@ main(int argc, char* argv[])
     cmd.AddValue("sampleS", "throughput sample period", cfg.sampleS);
     cmd.AddValue("pollS", "queue poll period", cfg.pollS);
     cmd.AddValue("backlogBytes", "unsent bytes a sender keeps in its socket", cfg.backlogBytes);
-    cmd.AddValue("seed", "RngSeed", cfg.seed);
-    cmd.AddValue("run", "RngRun", cfg.run);
-    cmd.AddValue("output", "JSON output path (- for stdout)", cfg.output);
+    emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
 
     const auto flows = ParseFlows(cfg.flows);
@@ -379,8 +179,7 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_UNLESS(cfg.sampleS > 0 && cfg.pollS > 0 && cfg.pollS <= cfg.sampleS,
                         "--sampleS and --pollS must be > 0, pollS <= sampleS");
     NS_ABORT_MSG_UNLESS(cfg.durationS > 0, "--durationS must be > 0");
-    RngSeedManager::SetSeed(cfg.seed);
-    RngSeedManager::SetRun(cfg.run);
+    emusim::SeedStreams(cfg.out);
 
     const size_t n = flows.size();
     NodeContainer senders;
@@ -434,18 +233,11 @@ main(int argc, char* argv[])
     internet.AssignStreams(senders, 1000);
     internet.AssignStreams(core, 2000);
 
-    g_rec.bottleneck =
+    BottleneckSampler rec(
         middle.Get(0)->GetNode()->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(
-            middle.Get(0));
-    g_rec.firstSenderNet = Ipv4Address("10.1.1.0").Get();
-    g_rec.inQueue.assign(n, 0);
-    g_rec.flowQueueSum.assign(n, 0);
-    g_rec.lastRx.assign(n, 0);
-    g_rec.mbps.assign(n, {});
-    g_rec.flowQueue.assign(n, {});
-    g_rec.bottleneck->TraceConnectWithoutContext("Enqueue", MakeCallback(&Enqueued));
-    g_rec.bottleneck->TraceConnectWithoutContext("Dequeue", MakeCallback(&Dequeued));
-    g_rec.bottleneck->TraceConnectWithoutContext("Requeue", MakeCallback(&Enqueued));
+            middle.Get(0)),
+        Ipv4Address("10.1.1.0"),
+        n);
 
     for (size_t i = 0; i < n; ++i)
     {
@@ -454,7 +246,7 @@ main(int argc, char* argv[])
         sink->SetAttribute("Local", AddressValue(InetSocketAddress(Ipv4Address::GetAny(), port)));
         receiver->AddApplication(sink);
         sink->SetStartTime(Seconds(0));
-        g_rec.sinks.push_back(sink);
+        rec.AddSink(sink);
         auto sender = CreateObject<BoundedBulkSender>(InetSocketAddress(receiverAddress, port),
                                                       cfg.backlogBytes);
         senders.Get(i)->AddApplication(sender);
@@ -463,21 +255,18 @@ main(int argc, char* argv[])
     }
     for (const auto& step : schedule)
     {
-        Simulator::Schedule(Seconds(step.atS), &SetBuffer, step.packets);
+        rec.ScheduleBuffer(Seconds(step.atS), step.packets);
     }
-    Simulator::Schedule(Seconds(cfg.pollS), &Poll, Seconds(cfg.pollS));
-    // the sample at t closes the interval (t - sampleS, t]; polls inside it at t - sampleS + k
-    // pollS come first because they were scheduled first for the same time
-    Simulator::Schedule(Seconds(cfg.sampleS) + NanoSeconds(1), &Sample, Seconds(cfg.sampleS));
+    rec.Start(Seconds(cfg.pollS), Seconds(cfg.sampleS));
 
     Simulator::Stop(Seconds(cfg.durationS) + NanoSeconds(2));
     Simulator::Run();
 
     TypeIdValue socketType;
     senders.Get(0)->GetObject<TcpL4Protocol>()->GetAttribute("SocketType", socketType);
-    const QueueDisc::Stats& stats = g_rec.bottleneck->GetStats();
+    const QueueDisc::Stats& stats = rec.Bottleneck()->GetStats();
     uint64_t delivered = 0;
-    for (const auto& sink : g_rec.sinks)
+    for (const auto& sink : rec.sinks)
     {
         delivered += sink->GetTotalRx();
     }
@@ -488,26 +277,25 @@ main(int argc, char* argv[])
          << ", \"goodput_Bps\": " << FormatNumber(delivered / cfg.durationS, 3)
          << ", \"bottleneck_packets\": " << stats.nTotalReceivedPackets
          << ", \"bottleneck_drops\": " << stats.nTotalDroppedPackets << "}, \"series\": {"
-         << "\"t_s\": " << Array(g_rec.t, 6)
-         << ", \"queue_mean_pkts\": " << Array(g_rec.queueMean, 3)
-         << ", \"queue_max_pkts\": " << Array(g_rec.queueMaxS, 0)
-         << ", \"queue_min_pkts\": " << Array(g_rec.queueMinS, 0)
-         << ", \"buffer_pkts\": " << Array(g_rec.bufferS, 0)
-         << ", \"drops\": " << Array(g_rec.dropsS, 0) << ", \"flow_Mbps\": [";
+         << "\"t_s\": " << Array(rec.t, 6) << ", \"queue_mean_pkts\": " << Array(rec.queueMean, 3)
+         << ", \"queue_max_pkts\": " << Array(rec.queueMaxS, 0)
+         << ", \"queue_min_pkts\": " << Array(rec.queueMinS, 0)
+         << ", \"buffer_pkts\": " << Array(rec.bufferS, 0)
+         << ", \"drops\": " << Array(rec.dropsS, 0) << ", \"flow_Mbps\": [";
     for (size_t f = 0; f < n; ++f)
     {
-        json << (f ? ", " : "") << Array(g_rec.mbps[f], 6);
+        json << (f ? ", " : "") << Array(rec.mbps[f], 6);
     }
     json << "], \"flow_queue_pkts\": [";
     for (size_t f = 0; f < n; ++f)
     {
-        json << (f ? ", " : "") << Array(g_rec.flowQueue[f], 3);
+        json << (f ? ", " : "") << Array(rec.flowQueue[f], 3);
     }
-    json << "]}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed
-         << ", \"run\": " << cfg.run
+    json << "]}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.out.seed
+         << ", \"run\": " << cfg.out.run
          << ", \"simulated_s\": " << FormatNumber(Simulator::Now().GetSeconds())
          << ", \"congestion_control\": \"" << socketType.Get().GetName() << "\"}}\n";
     Simulator::Destroy();
-    emusim::WriteResult(json.str(), cfg.output);
+    emusim::WriteResult(json.str(), cfg.out.output);
     return 0;
 }

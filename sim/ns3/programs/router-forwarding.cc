@@ -23,6 +23,7 @@
  * Framing, delays and queues are testbed-2001's; every parameter comes from the command line.
  */
 
+#include "../helper/run-arguments.h"
 #include "../helper/run-output.h"
 #include "../helper/three-host-line-helper.h"
 #include "../model/dropper-queue-disc.h"
@@ -49,29 +50,19 @@ namespace
 /// Everything one run needs, from the command line.
 struct RunConfig
 {
-    std::string workload{"flood"};     //!< flood only
-    uint32_t payload{1472};            //!< UDP payload bytes per datagram
-    std::string path{"routed"};        //!< direct or routed
-    double durationS{10};              //!< how long the sender sends
-    uint64_t linkRateBps{100000000};   //!< rate of both links
-    uint64_t interframeGapNs{2880};    //!< per-frame overhead beyond ns-3's PPP header
-    uint64_t channelDelayNs{37863};    //!< propagation delay per link
-    uint32_t routerQueuePackets{100};  //!< router's egress FIFO (tx_queue_len)
-    uint32_t hostQueuePackets{100};    //!< sender's and receiver's FIFOs
-    std::string dropMode{"off"};       //!< the dropper on the router's egress: off, random, regular
-    uint32_t cutoff{0};                //!< random: drop when r < cutoff
-    uint32_t everyN{0};                //!< regular: drop every N-th target packet
-    std::string target{"192.168.2.2"}; //!< dropper target address
-    std::string model{"off"};          //!< the processing model: off or on
-    bool sharedCpu{false};             //!< the sender makes datagrams on the router's CPU
-    double generatorTimeNs{0};         //!< CPU time per datagram at the sender
-    double routerPerPacketNs{0};       //!< router CPU time per forwarded packet
-    double routerPerByteNs{0};         //!< router CPU time per byte of a forwarded packet
+    std::string workload{"flood"};        //!< flood only
+    uint32_t payload{1472};               //!< UDP payload bytes per datagram
+    std::string path{"routed"};           //!< direct or routed
+    double durationS{10};                 //!< how long the sender sends
+    std::string model{"off"};             //!< the processing model: off or on
+    bool sharedCpu{false};                //!< the sender makes datagrams on the router's CPU
+    double generatorTimeNs{0};            //!< CPU time per datagram at the sender
+    double routerPerPacketNs{0};          //!< router CPU time per forwarded packet
+    double routerPerByteNs{0};            //!< router CPU time per byte of a forwarded packet
     uint32_t processorQueuePackets{1000}; //!< packets that may wait for the router's CPU
     double drainS{1};                     //!< simulated time after the sender stops
-    uint64_t seed{1};                     //!< RngSeed
-    uint64_t run{1};                      //!< RngRun
-    std::string output;                   //!< JSON path ("" or "-": stdout)
+    emusim::LineArguments line;           //!< the links, queues and dropper
+    emusim::RunArguments out;             //!< seed, run and output
 };
 
 /// Events per second over a window: (n - 1) intervals between the first and the last.
@@ -92,15 +83,6 @@ main(int argc, char* argv[])
     cmd.AddValue("payload", "UDP payload bytes per datagram", cfg.payload);
     cmd.AddValue("path", "direct (sink on the router) or routed (sink beyond it)", cfg.path);
     cmd.AddValue("durationS", "seconds the sender sends", cfg.durationS);
-    cmd.AddValue("linkRateBps", "link rate in bit/s", cfg.linkRateBps);
-    cmd.AddValue("interframeGapNs", "per-frame overhead time in ns", cfg.interframeGapNs);
-    cmd.AddValue("channelDelayNs", "delay per link in ns", cfg.channelDelayNs);
-    cmd.AddValue("routerQueuePackets", "router's egress FIFO limit", cfg.routerQueuePackets);
-    cmd.AddValue("hostQueuePackets", "hosts' FIFO limit", cfg.hostQueuePackets);
-    cmd.AddValue("dropMode", "off, random or regular", cfg.dropMode);
-    cmd.AddValue("cutoff", "random mode: drop when r < cutoff", cfg.cutoff);
-    cmd.AddValue("everyN", "regular mode: drop every N-th target packet", cfg.everyN);
-    cmd.AddValue("target", "dropper target address", cfg.target);
     cmd.AddValue("model", "the processing model: off or on", cfg.model);
     cmd.AddValue("sharedCpu", "the sender makes datagrams on the router's CPU", cfg.sharedCpu);
     cmd.AddValue("generatorTimeNs", "CPU time per datagram at the sender, ns", cfg.generatorTimeNs);
@@ -110,9 +92,8 @@ main(int argc, char* argv[])
                  "packets that may wait for the router's CPU",
                  cfg.processorQueuePackets);
     cmd.AddValue("drainS", "simulated seconds after the sender stops", cfg.drainS);
-    cmd.AddValue("seed", "RngSeed", cfg.seed);
-    cmd.AddValue("run", "RngRun", cfg.run);
-    cmd.AddValue("output", "JSON output path (- for stdout)", cfg.output);
+    emusim::AddLineArguments(cmd, cfg.line);
+    emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_UNLESS(cfg.workload == "flood", "--workload must be flood, not " << cfg.workload);
@@ -120,10 +101,7 @@ main(int argc, char* argv[])
                         "--path must be direct or routed, not " << cfg.path);
     NS_ABORT_MSG_UNLESS(cfg.model == "off" || cfg.model == "on",
                         "--model must be off or on, not " << cfg.model);
-    NS_ABORT_MSG_UNLESS(cfg.dropMode == "off" || cfg.dropMode == "random" ||
-                            cfg.dropMode == "regular",
-                        "--dropMode must be off, random or regular, not " << cfg.dropMode);
-    NS_ABORT_MSG_IF(cfg.cutoff > 65535, "--cutoff must be at most 65535");
+    emusim::CheckDropper(cfg.line);
     NS_ABORT_MSG_IF(cfg.payload < 8 || cfg.payload > 65507,
                     "--payload must be in [8, 65507], not " << cfg.payload);
     NS_ABORT_MSG_IF(cfg.durationS <= 0, "--durationS must be > 0");
@@ -132,14 +110,9 @@ main(int argc, char* argv[])
     const bool modelOn = cfg.model == "on";
     const bool routed = cfg.path == "routed";
 
-    RngSeedManager::SetSeed(cfg.seed);
-    RngSeedManager::SetRun(cfg.run);
+    emusim::SeedStreams(cfg.out);
 
-    ThreeHostLineHelper line(DataRate(cfg.linkRateBps),
-                             NanoSeconds(cfg.interframeGapNs),
-                             NanoSeconds(cfg.channelDelayNs));
-    line.SetQueueLimits(cfg.hostQueuePackets, cfg.routerQueuePackets);
-    line.SetDropper(cfg.dropMode, cfg.cutoff, cfg.everyN, Ipv4Address(cfg.target.c_str()));
+    ThreeHostLineHelper line(cfg.line);
     line.Install(1000);
     Ptr<Node> sender = line.GetSender();
     Ptr<Node> router = line.GetRouter();
@@ -169,7 +142,7 @@ main(int argc, char* argv[])
     flood->SetAttribute("Remote", AddressValue(InetSocketAddress(destination, port)));
     flood->SetAttribute("Size", UintegerValue(cfg.payload));
     flood->SetAttribute("Duration", TimeValue(Seconds(cfg.durationS)));
-    flood->SetAttribute("MaxInFlightFrames", UintegerValue(cfg.hostQueuePackets));
+    flood->SetAttribute("MaxInFlightFrames", UintegerValue(cfg.line.hostQueuePackets));
     if (modelOn)
     {
         flood->SetAttribute("GeneratorTime",
@@ -208,7 +181,7 @@ main(int argc, char* argv[])
          << ", \"router_dropped_frames\": " << out.nTotalDroppedPackets + processorDrops
          << ", \"sink_dropped_datagrams\": 0"
          << ", \"packets_dropped\": " << egress->GetDroppedCount() << "}, \"ns3\": {"
-         << "\"version\": \"3.44\", \"seed\": " << cfg.seed << ", \"run\": " << cfg.run
+         << "\"version\": \"3.44\", \"seed\": " << cfg.out.seed << ", \"run\": " << cfg.out.run
          << ", \"simulated_s\": " << FormatNumber(Simulator::Now().GetSeconds())
          << ", \"model\": \"" << cfg.model
          << "\", \"shared_cpu\": " << (modelOn && cfg.sharedCpu ? "true" : "false")
@@ -223,6 +196,6 @@ main(int argc, char* argv[])
     }
     json << "}}\n";
     Simulator::Destroy();
-    emusim::WriteResult(json.str(), cfg.output);
+    emusim::WriteResult(json.str(), cfg.out.output);
     return 0;
 }

@@ -15,6 +15,7 @@
  */
 
 #include "../helper/linux-run-facts.h"
+#include "../helper/run-arguments.h"
 #include "../helper/run-output.h"
 #include "../helper/three-host-line-helper.h"
 #include "../model/blast-apps.h"
@@ -43,27 +44,17 @@ namespace
 /// Everything one run needs, from the command line.
 struct RunConfig
 {
-    std::string workload{"tcp"};       //!< tcp, udp or ping
-    uint64_t writes{100000};           //!< TCP writes or UDP datagrams
-    uint32_t writeSize{1448};          //!< bytes per write or datagram
-    uint32_t pings{10};                //!< echo requests (ping)
-    uint32_t pingSize{56};             //!< ICMP payload bytes (ping -s)
-    double pingIntervalS{1.0};         //!< seconds between echo requests
-    uint64_t linkRateBps{100000000};   //!< rate of both links
-    uint64_t interframeGapNs{2880};    //!< per-frame overhead beyond ns-3's PPP header
-    uint64_t channelDelayNs{37863};    //!< propagation delay per link
-    uint32_t routerQueuePackets{100};  //!< router FIFO (tx_queue_len)
-    uint32_t hostQueuePackets{100};    //!< sender/receiver FIFO (tx_queue_len)
-    std::string dropMode{"off"};       //!< off, random or regular
-    uint32_t cutoff{0};                //!< random: drop when r < cutoff
-    uint32_t everyN{0};                //!< regular: drop every N-th target packet
-    std::string target{"192.168.2.2"}; //!< dropper target address
-    uint32_t udpInFlight{32};          //!< UDP sender's send-buffer depth in datagrams
-    double maxSimTimeS{100000};        //!< cap on simulated time
-    uint64_t seed{1};                  //!< RngSeed
-    uint64_t run{1};                   //!< RngRun
-    std::string output;                //!< JSON path ("" or "-": stdout)
-    std::string traceFile;             //!< TCP event trace CSV ("" = none; tcp workload only)
+    std::string workload{"tcp"}; //!< tcp, udp or ping
+    uint64_t writes{100000};     //!< TCP writes or UDP datagrams
+    uint32_t writeSize{1448};    //!< bytes per write or datagram
+    uint32_t pings{10};          //!< echo requests (ping)
+    uint32_t pingSize{56};       //!< ICMP payload bytes (ping -s)
+    double pingIntervalS{1.0};   //!< seconds between echo requests
+    uint32_t udpInFlight{32};    //!< UDP sender's send-buffer depth in datagrams
+    double maxSimTimeS{100000};  //!< cap on simulated time
+    std::string traceFile;       //!< TCP event trace CSV ("" = none; tcp workload only)
+    emusim::LineArguments line;  //!< the links, queues and dropper
+    emusim::RunArguments out;    //!< seed, run and output
 };
 
 using emusim::FormatNumber;
@@ -81,38 +72,19 @@ main(int argc, char* argv[])
     cmd.AddValue("pings", "echo requests", cfg.pings);
     cmd.AddValue("pingSize", "ICMP payload bytes", cfg.pingSize);
     cmd.AddValue("pingIntervalS", "seconds between echo requests", cfg.pingIntervalS);
-    cmd.AddValue("linkRateBps", "link rate in bit/s", cfg.linkRateBps);
-    cmd.AddValue("interframeGapNs", "per-frame overhead time in ns", cfg.interframeGapNs);
-    cmd.AddValue("channelDelayNs", "delay per link in ns", cfg.channelDelayNs);
-    cmd.AddValue("routerQueuePackets", "router FIFO limit", cfg.routerQueuePackets);
-    cmd.AddValue("hostQueuePackets", "host FIFO limit", cfg.hostQueuePackets);
-    cmd.AddValue("dropMode", "off, random or regular", cfg.dropMode);
-    cmd.AddValue("cutoff", "random mode: drop when r < cutoff", cfg.cutoff);
-    cmd.AddValue("everyN", "regular mode: drop every N-th target packet", cfg.everyN);
-    cmd.AddValue("target", "dropper target address", cfg.target);
     cmd.AddValue("udpInFlight", "UDP send-buffer depth in datagrams", cfg.udpInFlight);
     cmd.AddValue("maxSimTimeS", "cap on simulated seconds", cfg.maxSimTimeS);
-    cmd.AddValue("seed", "RngSeed", cfg.seed);
-    cmd.AddValue("run", "RngRun", cfg.run);
-    cmd.AddValue("output", "JSON output path (- for stdout)", cfg.output);
     cmd.AddValue("traceFile", "TCP event trace CSV (tcp workload)", cfg.traceFile);
+    emusim::AddLineArguments(cmd, cfg.line);
+    emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_UNLESS(cfg.workload == "tcp" || cfg.workload == "udp" || cfg.workload == "ping",
                         "--workload must be tcp, udp or ping, not " << cfg.workload);
-    NS_ABORT_MSG_UNLESS(cfg.dropMode == "off" || cfg.dropMode == "random" ||
-                            cfg.dropMode == "regular",
-                        "--dropMode must be off, random or regular, not " << cfg.dropMode);
-    NS_ABORT_MSG_IF(cfg.cutoff > 65535, "--cutoff must be at most 65535");
+    emusim::CheckDropper(cfg.line);
+    emusim::SeedStreams(cfg.out);
 
-    RngSeedManager::SetSeed(cfg.seed);
-    RngSeedManager::SetRun(cfg.run);
-
-    ThreeHostLineHelper line(DataRate(cfg.linkRateBps),
-                             NanoSeconds(cfg.interframeGapNs),
-                             NanoSeconds(cfg.channelDelayNs));
-    line.SetQueueLimits(cfg.hostQueuePackets, cfg.routerQueuePackets);
-    line.SetDropper(cfg.dropMode, cfg.cutoff, cfg.everyN, Ipv4Address(cfg.target.c_str()));
+    ThreeHostLineHelper line(cfg.line);
     line.Install(1000);
     Ptr<Node> sender = line.GetSender();
     Ptr<Node> receiver = line.GetReceiver();
@@ -250,9 +222,10 @@ main(int argc, char* argv[])
     }
     std::ostringstream json;
     json << "{\"status\": \"" << status << "\", \"metrics\": {" << metrics.str()
-         << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.seed << ", \"run\": " << cfg.run
-         << ", \"simulated_s\": " << FormatNumber(simulatedS) << linuxFacts << "}}\n";
+         << "}, \"ns3\": {\"version\": \"3.44\", \"seed\": " << cfg.out.seed
+         << ", \"run\": " << cfg.out.run << ", \"simulated_s\": " << FormatNumber(simulatedS)
+         << linuxFacts << "}}\n";
 
-    emusim::WriteResult(json.str(), cfg.output);
+    emusim::WriteResult(json.str(), cfg.out.output);
     return 0;
 }

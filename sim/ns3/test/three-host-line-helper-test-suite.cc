@@ -81,9 +81,14 @@ class ThreeHostLineTestCase : public TestCase
   private:
     void DoRun() override
     {
-        ThreeHostLineHelper line(DataRate("100Mbps"), NanoSeconds(2880), NanoSeconds(37863));
-        line.SetQueueLimits(7, 11);
-        line.SetDropper("regular", 0, 5, Ipv4Address("192.168.2.2"));
+        ThreeHostLineHelper line({.linkRateBps = 100000000,
+                                  .interframeGapNs = 2880,
+                                  .channelDelayNs = 37863,
+                                  .routerQueuePackets = 11,
+                                  .hostQueuePackets = 7,
+                                  .dropMode = "regular",
+                                  .everyN = 5,
+                                  .target = "192.168.2.2"});
         const int64_t streams = line.Install(1000);
         NS_TEST_ASSERT_MSG_GT(streams, 0, "streams assigned");
 
@@ -173,7 +178,8 @@ class UdpSinkTestCase : public TestCase
   private:
     void DoRun() override
     {
-        ThreeHostLineHelper line(DataRate("100Mbps"), NanoSeconds(2880), MicroSeconds(40));
+        ThreeHostLineHelper line(
+            {.linkRateBps = 100000000, .interframeGapNs = 2880, .channelDelayNs = 40000});
         line.Install(1000);
         Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 

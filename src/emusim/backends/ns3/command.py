@@ -32,6 +32,9 @@ Modelling choices, each with its source (docs/fidelity.md has the full argument)
 from __future__ import annotations
 
 import zlib
+from functools import cache
+
+import yaml
 
 from emusim import constants, variants, workloads
 from emusim.backends.ns3 import build as ns3build
@@ -139,6 +142,34 @@ def program_hosts(program: str) -> dict:
     return LINE_HOSTS[False]
 
 
+ARGUMENTS_TABLE = ns3build.NS3_SOURCE_DIR / "programs" / "arguments.yaml"
+
+
+@cache
+def program_arguments(program: str) -> frozenset[str]:
+    """The arguments a program takes (sim/ns3/programs/arguments.yaml: its groups and its
+    own), the one table the programs are tested against."""
+    table = yaml.safe_load(ARGUMENTS_TABLE.read_text())
+    try:
+        spec = table["programs"][program]
+    except KeyError:
+        raise ValueError(f"{ARGUMENTS_TABLE}: no program {program!r}") from None
+    names = [n for group in spec.get("groups", []) for n in table["groups"][group]]
+    return frozenset(names + list(spec.get("own", [])))
+
+
+def check_arguments(program: str, argv: list[str]) -> None:
+    """Refuse a command line with an argument its program does not take (ns-3's CommandLine
+    would abort on it at run time; ns-3's own --ns3::… attributes aside)."""
+    known = program_arguments(program)
+    for arg in argv:
+        name = arg[2:].split("=", 1)[0]
+        if arg.startswith("--") and "::" not in name and name not in known:
+            raise ValueError(
+                f"the ns-3 program {program} takes no argument --{name} ({ARGUMENTS_TABLE})"
+            )
+
+
 def _check_programs_exist() -> None:
     programs = set(workloads.LINE_PROGRAMS.values())
     programs |= {p for w in workloads.registry().values() for p in w.ns3_programs}
@@ -219,6 +250,14 @@ def command(
 ) -> list[str]:
     """The testbed program's full command line for one run."""
     check_topology(scenario)
+    argv = _command(binary, scenario, point, profile, repetition, delay_us)
+    check_arguments(program_name(scenario), argv[1:])
+    return argv
+
+
+def _command(
+    binary: str, scenario: Scenario, point: Point, profile: Profile, repetition: int, delay_us
+) -> list[str]:
     workload = workloads.of(point.settings)
     seeds = [f"--seed={rng_seed(scenario.name, point.id)}", f"--run={repetition}"]
     tcp = tcp_args(point, profile, workload.ns3_sender_rate_bps(point.settings))

@@ -35,6 +35,7 @@ def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
     fit = json.loads(Path(args.fit).read_text())
     cmd = ns3.command(args.program, s, point, profile, args.rep, delay_us)
     cmd += workloads.of(point.settings).ns3_model_args(fit, point.settings)
+    ns3.check_arguments(ns3.program_name(s), cmd[1:])
     meta = {
         "scenario": s.name,
         "backend": NS3_MODEL.name,
