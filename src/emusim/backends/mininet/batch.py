@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import emusim
 from emusim import workloads
 from emusim.backends.mininet import tracing
 from emusim.backends.mininet.executor import execute
@@ -40,7 +41,14 @@ from emusim.teardown import signals_raise
 
 
 def _guest_command(plan_path: Path) -> list[str]:
-    return [sys.executable, "-m", "emusim.backends.mininet", "execute", "--plan", str(plan_path)]
+    """The executor in the guest, with this batch's own emusim package (the guest sees the
+    host's files at the same paths, but not its environment: without PYTHONPATH it would
+    import whatever tree the environment's editable install names)."""
+    package_root = Path(emusim.__file__).resolve().parents[1]
+    return [
+        "env", f"PYTHONPATH={package_root}",
+        sys.executable, "-m", "emusim.backends.mininet", "execute", "--plan", str(plan_path),
+    ]  # fmt: skip
 
 
 def run_batch(

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import zlib
 from functools import cache
+from pathlib import Path
 
 import yaml
 
@@ -145,15 +146,25 @@ def program_hosts(program: str) -> dict:
 ARGUMENTS_TABLE = ns3build.NS3_SOURCE_DIR / "programs" / "arguments.yaml"
 
 
+def arguments_table(program: str) -> Path:
+    """Where a program's arguments are listed: sim/ns3/programs/arguments.yaml, or for a
+    program a workload brings with it, its own programs/NAME.arguments.yaml beside it
+    (docs/adding-a-workload.md)."""
+    own = ARGUMENTS_TABLE.with_name(f"{program}.arguments.yaml")
+    return own if own.exists() else ARGUMENTS_TABLE
+
+
 @cache
 def program_arguments(program: str) -> frozenset[str]:
-    """The arguments a program takes (sim/ns3/programs/arguments.yaml: its groups and its
-    own), the one table the programs are tested against."""
+    """The arguments a program takes (its groups and its own), the one table the programs
+    are tested against."""
     table = yaml.safe_load(ARGUMENTS_TABLE.read_text())
-    try:
-        spec = table["programs"][program]
-    except KeyError:
-        raise ValueError(f"{ARGUMENTS_TABLE}: no program {program!r}") from None
+    path = arguments_table(program)
+    spec = yaml.safe_load(path.read_text()) if path != ARGUMENTS_TABLE else None
+    if spec is None:
+        spec = table["programs"].get(program)
+    if spec is None:
+        raise ValueError(f"{ARGUMENTS_TABLE}: no program {program!r}, and no {path.name}")
     names = [n for group in spec.get("groups", []) for n in table["groups"][group]]
     return frozenset(names + list(spec.get("own", [])))
 
@@ -166,7 +177,8 @@ def check_arguments(program: str, argv: list[str]) -> None:
         name = arg[2:].split("=", 1)[0]
         if arg.startswith("--") and "::" not in name and name not in known:
             raise ValueError(
-                f"the ns-3 program {program} takes no argument --{name} ({ARGUMENTS_TABLE})"
+                f"the ns-3 program {program} takes no argument --{name} "
+                f"({arguments_table(program)})"
             )
 
 
