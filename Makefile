@@ -6,7 +6,8 @@ CORES ?= all
 
 # CI's tier: everything but the `extended` tests (the virtual testbed in the VM, 10 minutes; the
 # router-forwarding study in the VM, the emulated TCP traced, the single-node SLURM cluster, 10
-# more); `make test-all` runs every test.
+# more; the lossy-link variants in the VM and a VM batch on its own, 10 more; the workload guide
+# in a fresh ns-3 build and the VM, 10 more); `make test-all` runs every test.
 PYTEST_ARGS ?= -m "not extended"
 
 .PHONY: setup study test test-all lint format clean

@@ -1,6 +1,7 @@
 """A copy of the workflow for tests that run Snakemake (test_workflow*.py, test_paper.py)."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -60,3 +61,30 @@ def snakemake_quick(root: Path, *args: str, check=True) -> subprocess.CompletedP
     if check and proc.returncode != 0:
         pytest.fail(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+def guide_files(guide: Path) -> dict[str, str]:
+    """A guide's files (docs/adding-a-*.md): each fenced block whose info string names one
+    (```python file=X)."""
+    blocks = re.findall(r"^```\w+ file=(\S+)\n(.*?)^```$", guide.read_text(), re.M | re.S)
+    return dict(blocks)
+
+
+def add_files_editing_none(root: Path, new: dict[str, str], skip: tuple[str, ...] = ()) -> None:
+    """Write `new` (path: text) into the copy at `root` and check what a guide promises: no
+    file of the copy is overwritten or edited, the new ones are all there is to it (paths
+    under `skip`, e.g. build outputs, aside)."""
+
+    def snapshot() -> dict[str, bytes]:
+        files = (p for p in root.rglob("*") if p.is_file())
+        rels = ((str(p.relative_to(root)), p) for p in files)
+        return {rel: p.read_bytes() for rel, p in rels if not rel.startswith(skip)}
+
+    before = snapshot()
+    for rel, text in new.items():
+        assert rel not in before, f"the guide would overwrite {rel}"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    after = snapshot()
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert set(after) - set(before) == set(new)

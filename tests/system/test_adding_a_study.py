@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from workflow_copy import SNAKEMAKE, copy_workflow
+from workflow_copy import SNAKEMAKE, add_files_editing_none, copy_workflow, guide_files
 
 from emusim.paths import REPO_ROOT
 from emusim.scenario import SCENARIO_DIR
@@ -23,20 +23,9 @@ STEM = "fig_slow_link_throughput"
 QUICK = "scales/quick"
 
 
-def guide_files() -> dict[str, str]:
-    """The guide's files: each fenced block whose info string names one (```python file=X)."""
-    blocks = re.findall(r"^```\w+ file=(\S+)\n(.*?)^```$", GUIDE.read_text(), re.M | re.S)
-    return dict(blocks)
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory, ns3_programs):
     root = copy_workflow(tmp_path_factory.mktemp("emusim"), ns3_programs)
-    before = snapshot(root)
     # the scenario, as the guide describes it: random-drop at 10 Mb/s, no hardware reference
     spec = yaml.safe_load((SCENARIO_DIR / "random-drop.yaml").read_text())
     spec["description"] = "The random-drop sweep on a 10 Mb/s line (the slow-link study)."
@@ -44,15 +33,9 @@ def workdir(tmp_path_factory, ns3_programs):
     spec["topology"] = {"use": "lin2001", "link_rate_Mbps": 10}
     spec["profiles"] = ["linux-2.2"]
     new = {f"scenarios/{NAME}.yaml": yaml.safe_dump(spec, sort_keys=False)}
-    new.update(guide_files())
-    for rel, text in new.items():
-        assert rel not in before, f"the guide would overwrite {rel}"
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    # no existing file was edited: every file of the copy is as it was, the new ones aside
-    after = snapshot(root)
-    assert {k: v for k, v in after.items() if k in before} == before
-    assert set(after) - set(before) == set(new)
+    new.update(guide_files(GUIDE))
+    # no existing file is edited: every file of the copy is as it was, the new ones aside
+    add_files_editing_none(root, new)
     return root
 
 
@@ -73,7 +56,7 @@ def snakemake(workdir: Path, *args: str, only: str | None = NAME) -> subprocess.
 
 
 def test_guide_has_the_four_files():
-    assert set(guide_files()) == {
+    assert set(guide_files(GUIDE)) == {
         "src/emusim/studies/slow_link/__init__.py",
         "src/emusim/studies/slow_link/figures.py",
         "src/emusim/studies/slow_link/numbers.py",

@@ -6,14 +6,13 @@ comparison, the scenario's table and its generic figure."""
 
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from workflow_copy import SNAKEMAKE, copy_workflow
+from workflow_copy import SNAKEMAKE, add_files_editing_none, copy_workflow, guide_files
 
 from emusim.paths import REPO_ROOT
 
@@ -31,21 +30,6 @@ NAME = "tcp-rr"
 QUICK = Path("scales/quick")
 
 
-def guide_files() -> dict[str, str]:
-    """The guide's files: each fenced block whose info string names one (```cpp file=X)."""
-    blocks = re.findall(r"^```\w+ file=(\S+)\n(.*?)^```$", GUIDE.read_text(), re.M | re.S)
-    return dict(blocks)
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    skip = ("build/",)
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in root.rglob("*")
-        if p.is_file() and not str(p.relative_to(root)).startswith(skip)
-    }
-
-
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory, ns3_programs, mininet_ready):
     root = copy_workflow(
@@ -53,20 +37,12 @@ def workdir(tmp_path_factory, ns3_programs, mininet_ready):
     )
     # the copy builds its own ns-3, with the new program (a build directory names its sources)
     shutil.rmtree(root / "build" / "ns3")
-    before = snapshot(root)
-    new = guide_files()
-    for rel, text in new.items():
-        assert rel not in before, f"the guide would overwrite {rel}"
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    after = snapshot(root)
-    assert {k: v for k, v in after.items() if k in before} == before
-    assert set(after) - set(before) == set(new)
+    add_files_editing_none(root, guide_files(GUIDE), skip=("build/",))
     return root
 
 
 def test_guide_has_the_four_files():
-    assert set(guide_files()) == {
+    assert set(guide_files(GUIDE)) == {
         "src/emusim/workloads/tcp_rr.py",
         "sim/ns3/programs/tcp-rr.cc",
         "sim/ns3/programs/tcp-rr.arguments.yaml",

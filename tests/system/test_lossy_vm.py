@@ -27,6 +27,8 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.root,
     pytest.mark.vm,
+    # 6.5 minutes; CI runs the emulation through the workflow in test_workflow_mininet.py
+    pytest.mark.extended,
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)"),
 ]
 

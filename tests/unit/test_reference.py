@@ -490,3 +490,13 @@ def test_helpers_on_hand_worked_examples():
     assert ref.ideal_drops(100_000, 0.1) == pytest.approx(11111.11, abs=0.01)
     assert ref.report_drop_deviation(402, 398) == ref.report_drop_deviation(402, 406)
     assert ref.report_drop_deviation(0, 0) == 0.0
+
+
+def test_the_delay_scenario_is_the_one_naming_the_ping_table(tmp_path):
+    from emusim.backends.reference import runs
+
+    assert runs.delay_scenario() == "ping-sweep"
+    (tmp_path / "a.yaml").write_text("reference: {tables: ['3.3']}\n")
+    (tmp_path / "b.yaml").write_text("reference: {tables: ['3.3']}\n")
+    with pytest.raises(ValueError, match=r"2 scenarios name Table 3.3 .*\(a, b\)"):
+        runs.delay_scenario(tmp_path)

@@ -17,6 +17,7 @@ from emusim import scenario as sc
 from emusim import studies
 from emusim import variants as tcp_variants
 from emusim.backends.ns3 import command as ns3mod
+from emusim.backends.reference import runs as hw_runs
 from emusim.backends.testbed import inventory as testbed_inventory
 from emusim.linux import tcp as linux_tcp
 from emusim.paths import scale_prefix
@@ -82,8 +83,9 @@ def _load_scenarios():
 
 SCENARIOS = _load_scenarios()
 # The hardware's ping sweep gives the fitted delay that every `delay: measured` scenario uses,
-# so its reference table is built even when the study leaves the scenario out.
-DELAY_SCENARIO = "ping-sweep"
+# so its reference table is built even when the study leaves the scenario out: the scenario
+# that names the report's ping table (emusim.backends.reference.runs.DELAY_TABLE).
+DELAY_SCENARIO = hw_runs.delay_scenario()
 REFERENCE_SCENARIOS = dict(SCENARIOS)
 REFERENCE_SCENARIOS.setdefault(
     DELAY_SCENARIO, sc.load(DELAY_SCENARIO, SCALE, set(tcp_profiles.registry()))

@@ -28,6 +28,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
+from emusim import constants
+
 LINE_PROGRAMS = {False: "testbed-2001", True: "lossy-link"}
 """The ns-3 programs that build a scenario's own line of hosts, by whether it has a router2
 (sim/ns3/programs; emusim.backends.ns3.command)."""
@@ -143,6 +145,11 @@ class Workload:
         from emusim import tables
 
         return tables.elapsed_table(stats, x_cols=axes)
+
+
+def full_frames_s(frames: int, rate_bps: float) -> float:
+    """Seconds `frames` full Ethernet frames keep a link of `rate_bps` busy."""
+    return frames * constants.ETH_FRAME_WIRE_B * 8 / rate_bps
 
 
 def module_name(kind: str) -> str:

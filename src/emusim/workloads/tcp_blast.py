@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from emusim import constants, run_status
+from emusim import run_status
 from emusim.linux import tools
 from emusim.linux.hosts import Dropper, HostError, Hosts
-from emusim.workloads import LINE_PROGRAMS, Workload
+from emusim.workloads import LINE_PROGRAMS, Workload, full_frames_s
 
 NS3_DEFAULT_CAP_S = 100_000.0
 """Simulated-time cap of an ns-3 run whose scenario sets no `cap_s`."""
@@ -49,7 +49,7 @@ class TcpBlast(Workload):
 
     def wire_busy_s(self, workload: Mapping[str, Any], rate_bps: float) -> float:
         # one full frame per write
-        return int(workload["writes"]) * constants.ETH_FRAME_WIRE_B * 8 / rate_bps
+        return full_frames_s(int(workload["writes"]), rate_bps)
 
     def run_linux(self, hosts: Hosts, dropper: Dropper, entry: dict, plan: dict) -> dict:
         w = entry["workload"]

@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from emusim import constants
 from emusim.linux import tools
 from emusim.linux.blast_output import udp_blast_metrics
 from emusim.linux.hosts import Dropper, Hosts
-from emusim.workloads import LINE_PROGRAMS, Workload
+from emusim.workloads import LINE_PROGRAMS, Workload, full_frames_s
 
 
 class UdpBlast(Workload):
@@ -43,7 +42,7 @@ class UdpBlast(Workload):
 
     def wire_busy_s(self, workload: Mapping[str, Any], rate_bps: float) -> float:
         # one full frame per datagram
-        return int(workload["datagrams"]) * constants.ETH_FRAME_WIRE_B * 8 / rate_bps
+        return full_frames_s(int(workload["datagrams"]), rate_bps)
 
     def run_linux(self, hosts: Hosts, dropper: Dropper, entry: dict, plan: dict) -> dict:
         w = entry["workload"]

@@ -298,6 +298,8 @@ def test_a_guest_leaves_the_hosts_plans_alone(mininet_ready):
 
 
 @pytest.mark.vm
+# 3 minutes; the same VM, netem and module in a batch are CI's in test_workflow_mininet.py
+@pytest.mark.extended
 def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
     kernel = vm.find_kernel()
 

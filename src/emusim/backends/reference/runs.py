@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from pathlib import Path
 
 import pandas as pd
+import yaml
 
 from emusim import reference
 from emusim.backends import HARDWARE
 from emusim.collect import tidy
 from emusim.constants import TCP_WRITE_SIZE_B
-from emusim.scenario import Point, Scenario
+from emusim.scenario import SCENARIO_DIR, Point, Scenario
 
 PROFILE = HARDWARE.profile
 
@@ -94,6 +96,27 @@ TABLES: dict[tuple[str, ...], Callable[[dict], list[dict]]] = {
 """The report's tables a scenario may name (its ``reference: {tables: [...]}``), as the rows
 of one point (its sweep values) as {repetition, metrics} dicts: data/reference/README.md says
 which file holds which table."""
+
+
+DELAY_TABLE = "3.3"
+"""The report's ping sweep (Table 3.3), to which the one-way delay of every `delay: measured`
+scenario is fitted (its §3.2; emusim.delay)."""
+
+
+def delay_scenario(scenario_dir: Path = SCENARIO_DIR) -> str:
+    """The scenario that names the ping sweep the delay is fitted to (its `reference.tables`
+    holds DELAY_TABLE): found by what it declares, not by its name."""
+    found = []
+    for path in sorted(Path(scenario_dir).glob("*.yaml")):
+        raw = yaml.safe_load(path.read_text()) or {}
+        if DELAY_TABLE in ((raw.get("reference") or {}).get("tables") or ()):
+            found.append(path.stem)
+    if len(found) != 1:
+        raise ValueError(
+            f"{scenario_dir}: {len(found)} scenarios name Table {DELAY_TABLE} in "
+            f"'reference.tables' ({', '.join(found) or 'none'}); the fitted delay needs one"
+        )
+    return found[0]
 
 
 def tables_of(scenario: Scenario) -> tuple[str, ...]:
