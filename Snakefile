@@ -43,8 +43,10 @@ include: "workflow/rules/mininet.smk"
 include: "workflow/rules/analysis.smk"
 
 
-# Each study of the registry (emusim.studies) brings its rules file; the figure rule and the
-# paper, included after them, loop over what they registered.
+# Each study of the registry (emusim.studies) brings its rules file, included as a Snakemake
+# module: its names stay in its own namespace, its rules are named STUDY_RULE, and it sees the
+# workflow through STUDY_API (study_api.smk). The figure rule and the paper, included after
+# them, loop over what they registered.
 from emusim import studies
 from snakemake.exceptions import WorkflowError
 
@@ -63,7 +65,21 @@ for _study in studies.registry():
             f"study {_study!r} (src/emusim/studies/{_study}/) has no rules file {_rules}"
         )
 
-    include: str(_rules)
+    module:
+        name: _study
+        snakefile:
+            str(_rules)
+        config:
+            dict(config, study_api=STUDY_API)
+
+    # `use rule * from STUDY as STUDY_*`, which names its module literally: what that
+    # statement compiles to, with the name from the loop.
+    workflow.userule(
+        rules=["*"],
+        from_module=_study,
+        exclude_rules=[],
+        name_modifier=f"{_study}_*",
+    )(lambda: None)
 
 
 include: "workflow/rules/figures.smk"

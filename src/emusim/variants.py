@@ -225,6 +225,18 @@ def not_implemented(variant: Variant, backend: str) -> str | None:
     )
 
 
+def skipped_points(points, backend: str) -> dict[str, str]:
+    """Point id → why, for the points (emusim.scenario.Point) whose TCP variant `backend` has no
+    implementation of: they are not run, and the logs and the comparison table say why."""
+    out = {}
+    for point in points:
+        if point.variant is not None:
+            why = not_implemented(get(point.variant), backend)
+            if why:
+                out[point.id] = why
+    return out
+
+
 def stand_in_points(points, path: Path = VARIANTS_PATH) -> dict[str, str]:
     """Point id → the id of the point whose Linux runs stand for it: for a point of a variant
     that models another (``models``), the same point with that variant, if the design has it.

@@ -71,7 +71,7 @@ def test_adding_a_variant_is_one_registry_entry(tmp_path, ns3_programs):
         assert run in text, run
     for stem in (f"{STEM}_goodput", f"{STEM}_ns3_vs_mininet"):
         assert re.search(rf"rule figure:\n(?:\s+.*\n)*?\s+wildcards: stem={stem}\n", text), stem
-    assert "rule variant_table:" in text
+    assert "rule lossy_link_variant_table:" in text
 
     proc = snakemake(root, *TARGETS)
     assert proc.returncode == 0, proc.stderr[-4000:]

@@ -92,24 +92,25 @@ REFERENCE_SCENARIOS.setdefault(
 )
 
 
+# The wildcards' patterns, for this file's rules and for every study's (the studies are
+# Snakemake modules, which the workflow's own constraints do not reach: study_api.smk).
+WILDCARD_CONSTRAINTS = {
+    "scenario": "|".join(REFERENCE_SCENARIOS),
+    "profile": r"[A-Za-z0-9_.+-]+",
+    "point": r"[^/]+",
+    "rep": r"\d+",
+}
+
+
 wildcard_constraints:
-    scenario="|".join(REFERENCE_SCENARIOS),
-    profile=r"[A-Za-z0-9_.+-]+",
-    point=r"[^/]+",
-    rep=r"\d+",
+    **WILDCARD_CONSTRAINTS,
 
 
 def variant_skips(name, backend):
     """Points of scenario `name` whose TCP variant `backend` has no implementation of
     (config/tcp_variants.yaml): point id → why. They are not run; the collect rule's log and
     the comparison table say so."""
-    out = {}
-    for point in SCENARIOS[name].points:
-        if point.variant is not None:
-            why = tcp_variants.not_implemented(tcp_variants.get(point.variant), backend)
-            if why:
-                out[point.id] = why
-    return out
+    return tcp_variants.skipped_points(SCENARIOS[name].points, backend)
 
 
 def design_of(section, name):

@@ -36,21 +36,10 @@ def ns3_runtime_min(name):
 
 
 def ns3_run_paths(name):
-    """Every ns-3 run JSON of a scenario (deterministic points once, see config ns3; a
-    profile that draws random numbers, linux-2.2's tick phase, makes every TCP point random),
-    but none of a point whose TCP variant ns-3 lacks."""
-    s = SCENARIOS[name]
+    """Every ns-3 run JSON of a scenario (emusim.backends.ns3.command.run_paths: deterministic
+    points once, see config ns3; none of a point whose TCP variant ns-3 lacks)."""
     repeat = config.get("ns3", {}).get("repeat_deterministic", False)
-    skips = variant_skips(name, "ns3")
-    return [
-        str(run_path(RESULTS, "ns3", name, profile, point.id, k))
-        for profile in s.profiles
-        for point in s.points
-        if point.id not in skips
-        for k in ns3mod.scenario_repetitions(
-            s, point, tcp_profiles.get(profile), s.repetitions, repeat
-        )
-    ]
+    return ns3mod.run_paths(RESULTS, SCENARIOS[name], repeat)
 
 
 def ns3_traces(name):

@@ -1,7 +1,10 @@
 # The studies' plug-in API (emusim.studies; workflow/rules/studies/NAME.smk): a study's rules
 # file registers what it adds (register_study) and its figures (add_figure); the target list,
-# the figure rule and the paper loop over these, and name no study. The Snakefile includes
-# this file before the studies' rules files.
+# the figure rule and the paper loop over these, and name no study. Each study's rules file is
+# a Snakemake module with a namespace of its own (the Snakefile); STUDY_API, at the end, is all
+# of the workflow it sees.
+from types import SimpleNamespace
+
 from snakemake.exceptions import WorkflowError
 
 from emusim import studies
@@ -143,3 +146,33 @@ def all_targets():
     targets += [t for hooks in STUDY_RULES.values() for t in hooks.targets()]
     targets += [PAPER_PDF]
     return targets + figure_targets() + table_targets()
+
+
+# What a study's rules file may use of the workflow, as `api.NAME` (its module's
+# config["study_api"]; docs/adding-a-study.md): the scale and its directories, the loaded
+# scenarios, the wildcards' patterns, the two registration hooks, and the stages' questions
+# (which runs, tables, traces and batches a scenario has).
+STUDY_API = SimpleNamespace(
+    SCALE=SCALE,
+    PREFIX=PREFIX,
+    RESULTS=RESULTS,
+    TABLES=TABLES,
+    BACKENDS=BACKENDS,
+    SCENARIOS=SCENARIOS,
+    WILDCARD_CONSTRAINTS=WILDCARD_CONSTRAINTS,
+    register_study=register_study,
+    add_figure=add_figure,
+    design_of=design_of,
+    trace_points=trace_points,
+    hardware_runs=hardware_runs,
+    ns3_program=ns3_program,
+    ns3_run_paths=ns3_run_paths,
+    ns3_traces=ns3_traces,
+    measured_delay_input=_ns3_delay_input,
+    mininet_scenarios=mininet_scenarios,
+    mininet_batch_paths=mininet_batch_paths,
+    mininet_trace_points=mininet_trace_points,
+    mininet_trace_batches=mininet_trace_batches,
+    backend_tables_of=backend_tables_of,
+    backend_compared_scenarios=backend_compared_scenarios,
+)

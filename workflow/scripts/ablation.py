@@ -1,4 +1,4 @@
-"""Rule ablation: every ablation step's runs of one scenario against the hardware."""
+"""Rule report_2001_ablation: every ablation step's runs of one scenario against the hardware."""
 
 import pandas as pd
 

@@ -1,4 +1,5 @@
-"""Rule ablation_summary: median and max |rel_diff| after each ablation step, and its table."""
+"""Rule report_2001_ablation_summary: median and max |rel_diff| after each ablation step, and
+its table."""
 
 from pathlib import Path
 

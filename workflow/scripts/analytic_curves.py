@@ -1,4 +1,4 @@
-"""Rule analytic_curves: Mathis and PFTK throughput for a drop scenario's profiles."""
+"""Rule report_2001_analytic_curves: Mathis and PFTK throughput for a drop scenario's profiles."""
 
 import json
 from pathlib import Path

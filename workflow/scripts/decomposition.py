@@ -1,5 +1,6 @@
-"""Rule decomposition: the emulation's distance from the hardware, taken apart into "Linux 6.1
-is not 2.2" and "the emulator is not the simulator" (emusim.studies.report_2001.decomposition)."""
+"""Rule report_2001_decomposition: the emulation's distance from the hardware, taken apart into
+"Linux 6.1 is not 2.2" and "the emulator is not the simulator"
+(emusim.studies.report_2001.decomposition)."""
 
 from pathlib import Path
 

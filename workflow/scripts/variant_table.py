@@ -1,4 +1,4 @@
-"""Rule variant_table: ns-3 against Mininet per TCP variant at the headline cell."""
+"""Rule lossy_link_variant_table: ns-3 against Mininet per TCP variant at the headline cell."""
 
 from pathlib import Path
 

@@ -22,30 +22,18 @@ from emusim.linux.tcp import MININET_PROFILES
 
 
 def _ns3_runs(s, points, profile_names: list[str], results: str) -> list[str]:
-    """The run JSONs of `points` (workflow/rules/ns3_inputs.smk, ns3_run_paths): each profile, the
-    repetitions ns-3 simulates (emusim.backends.ns3.command.scenario_repetitions), no point of a
-    variant ns-3 lacks."""
-    from emusim import profiles, variants
+    """The run JSONs of `points`: the workflow's own list (emusim.backends.ns3.command.run_paths),
+    for these points and profiles; a point whose TCP variant ns-3 lacks is said and left out."""
+    from emusim import variants
     from emusim.backends.ns3 import command as ns3
-    from emusim.runjson import run_path
 
-    repeat = bool((_config().get("ns3") or {}).get("repeat_deterministic", False))
-    runs, kept = [], []
-    for point in points:
-        if point.variant is not None:
-            why = variants.not_implemented(variants.get(point.variant), "ns3")
-            if why:
-                print(f"emusim: point {point.id}: {why}", file=sys.stderr)
-                continue
-        kept.append(point)
-    if not kept:
+    skips = variants.skipped_points(points, "ns3")
+    for point_id, why in skips.items():
+        print(f"emusim: point {point_id}: {why}", file=sys.stderr)
+    if len(skips) == len(points):
         raise UsageError("ns-3 runs none of the points asked for (see above)")
-    for name in profile_names:
-        profile = profiles.get(name)
-        for point in kept:
-            reps = ns3.scenario_repetitions(s, point, profile, s.repetitions, repeat)
-            runs += [str(run_path(results, "ns3", s.name, name, point.id, k)) for k in reps]
-    return runs
+    repeat = bool((_config().get("ns3") or {}).get("repeat_deterministic", False))
+    return ns3.run_paths(results, s, repeat, profiles=profile_names, points=points)
 
 
 def _testbed_config(args: argparse.Namespace) -> list[str]:

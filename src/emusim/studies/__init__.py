@@ -9,10 +9,11 @@ A study is a package here, ``emusim.studies.NAME``, found by name (no list to ed
 - ``numbers.py`` defines ``paper_numbers(inputs) -> {macro: LaTeX}`` (emusim.paper_numbers:
   ``PaperInputs``), the numbers its section states.
 
-Beside the package: its rules file ``workflow/rules/studies/NAME.smk`` (its targets, figures
-and paper inputs, registered with ``register_study``), its section ``paper/sections/NAME.tex``
-and its scenarios in scenarios/. docs/adding-a-study.md walks through one. A scenario no
-study claims still gets a generic figure and an appendix entry.
+Beside the package: its rules file ``workflow/rules/studies/NAME.smk``, a Snakemake module of
+its own (its targets, figures and paper inputs, registered with ``api.register_study``), its
+section ``paper/sections/NAME.tex`` and its scenarios in scenarios/. docs/adding-a-study.md
+walks through one. A scenario no study claims still gets a generic figure and an appendix
+entry.
 
 The core (backends, workloads, statistics, the paper's machinery) imports no study: a contract
 `make test` checks (`lint-imports`, pyproject.toml).
@@ -21,12 +22,13 @@ The core (backends, workloads, statistics, the paper's machinery) imports no stu
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from emusim import plugins
 
 
 class StudyError(ValueError):
@@ -69,20 +71,20 @@ def _part(name: str, module: str):
 def registry() -> dict[str, Study]:
     """Every study package here, by name, in the paper's order."""
     found = []
-    for info in pkgutil.iter_modules(__path__):
-        if not info.ispkg:
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        study = getattr(module, "STUDY", None)
-        if not isinstance(study, Study):
-            raise StudyError(
-                f"{Path(module.__file__)}: a study package defines STUDY = Study(...) "
-                "(emusim.studies; docs/adding-a-study.md)"
-            )
-        if study.name != info.name:
+    for module, study in plugins.discover(
+        __name__,
+        __path__,
+        "STUDY",
+        Study,
+        StudyError,
+        "a study package defines STUDY = Study(...) (emusim.studies; docs/adding-a-study.md)",
+        packages_only=True,
+    ):
+        package = module.__name__.rpartition(".")[2]
+        if study.name != package:
             raise StudyError(
                 f"{Path(module.__file__)}: STUDY.name is {study.name!r}; it must be the "
-                f"package's name, {info.name!r}"
+                f"package's name, {package!r}"
             )
         found.append(study)
     return {s.name: s for s in sorted(found, key=lambda s: (s.order, s.name))}

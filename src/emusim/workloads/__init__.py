@@ -21,14 +21,12 @@ at and leaving one bottleneck in phases: FAST TCP's dynamics).
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from emusim import constants
+from emusim import constants, plugins
 
 LINE_PROGRAMS = {False: "testbed-2001", True: "lossy-link"}
 """The ns-3 programs that build a scenario's own line of hosts, by whether it has a router2
@@ -161,14 +159,15 @@ def module_name(kind: str) -> str:
 def registry() -> dict[str, Workload]:
     """Every workload module here, by kind, in name order."""
     found: dict[str, Workload] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        workload = getattr(module, "WORKLOAD", None)
-        if not isinstance(workload, Workload):
-            raise WorkloadError(
-                f"{Path(module.__file__)}: a workload module defines WORKLOAD, an instance of "
-                "a Workload subclass (emusim.workloads; docs/adding-a-workload.md)"
-            )
+    for module, workload in plugins.discover(
+        __name__,
+        __path__,
+        "WORKLOAD",
+        Workload,
+        WorkloadError,
+        "a workload module defines WORKLOAD, an instance of a Workload subclass "
+        "(emusim.workloads; docs/adding-a-workload.md)",
+    ):
         if module_name(workload.kind) != module.__name__:
             raise WorkloadError(
                 f"{Path(module.__file__)}: WORKLOAD.kind is {workload.kind!r}, whose module "

@@ -1,16 +1,27 @@
 # The lossy-link study (emusim.studies.lossy_link; docs/variants.md): bulk TCP over a lossy
 # long link per TCP variant, ns-3 against Mininet. Its runs and the comparison of the two
 # backends are the generic rules'; here: its figures, its per-variant table and its numbers.
+# A Snakemake module (the Snakefile includes every study as one, with its rules named
+# lossy_link_RULE): it sees the workflow only through `api`, the studies' plug-in API
+# (workflow/rules/study_api.smk, STUDY_API), and config.
+from emusim import scenario as sc
+from emusim import variants as tcp_variants
 from emusim.studies import lossy_link as lossy_study
 from emusim.studies.lossy_link import variants_table as lossy_table
+
+api = config["study_api"]
+
+
+wildcard_constraints:
+    **api.WILDCARD_CONSTRAINTS,
 
 
 def lossy_scenarios():
     """The study's scenarios that ns-3 and Mininet are compared on at this scale."""
     return [
         n
-        for n in backend_compared_scenarios()
-        if lossy_study.STUDY.claims(SCENARIOS[n])
+        for n in api.backend_compared_scenarios()
+        if lossy_study.STUDY.claims(api.SCENARIOS[n])
     ]
 
 
@@ -24,13 +35,13 @@ LOSSY_CAPTIONS = {
 }
 for _name in lossy_scenarios():
     for _kind, _caption in LOSSY_CAPTIONS.items():
-        add_figure(
+        api.add_figure(
             "lossy_link",
             f"fig_{_name.replace('-', '_')}_{_kind}",
             _kind,
             lambda name=_name: {
-                f"stats_{name}": f"{RESULTS}/stats/{name}.csv",
-                "compare": f"{RESULTS}/compare/{name}-ns3-vs-mininet.csv",
+                f"stats_{name}": f"{api.RESULTS}/stats/{name}.csv",
+                "compare": f"{api.RESULTS}/compare/{name}-ns3-vs-mininet.csv",
             },
             # the variants in the registry's order
             {"scenario": _name, "variants": list(tcp_variants.registry())},
@@ -42,20 +53,24 @@ for _name in lossy_scenarios():
 # both trace a point of the study's scenario at this scale.
 for _name in lossy_scenarios():
     _emulated = (
-        {p.id for p in mininet_trace_points(_name)}
-        if (_name in [n for n, _ in mininet_trace_batches()])
+        {p.id for p in api.mininet_trace_points(_name)}
+        if (_name in [n for n, _ in api.mininet_trace_batches()])
         else set()
     )
-    _both = [p for p in trace_points(_name) if p.id in _emulated and ns3_traces(_name)]
-    for _profile in SCENARIOS[_name].profiles[:1]:
+    _both = [
+        p
+        for p in api.trace_points(_name)
+        if p.id in _emulated and api.ns3_traces(_name)
+    ]
+    for _profile in api.SCENARIOS[_name].profiles[:1]:
         for _point in _both[:1]:
-            add_figure(
+            api.add_figure(
                 "lossy_link",
                 f"fig_{_name.replace('-', '_')}_traces",
                 "traces",
                 lambda name=_name, profile=_profile, point=_point.id: {
-                    "ns3": f"{RESULTS}/traces/{name}/{profile}/{point}/run1.csv.gz",
-                    "mininet": f"{RESULTS}/traces/mininet/{name}/{profile}/{point}/run1.csv.gz",
+                    "ns3": f"{api.RESULTS}/traces/{name}/{profile}/{point}/run1.csv.gz",
+                    "mininet": f"{api.RESULTS}/traces/mininet/{name}/{profile}/{point}/run1.csv.gz",
                 },
                 {"point": _point.id},
                 caption="One cell traced in both backends: every data segment sent against "
@@ -71,7 +86,7 @@ def lossy_paper_params():
     """
     out = {}
     for name in sc.scenario_names():
-        s = SCENARIOS.get(name) or sc.load(name, SCALE)
+        s = api.SCENARIOS.get(name) or sc.load(name, api.SCALE)
         if lossy_study.STUDY.claims(s):
             w = s.settings["workload"]
             out[name] = {
@@ -83,11 +98,11 @@ def lossy_paper_params():
     return {"scenarios": out}
 
 
-register_study(
+api.register_study(
     "lossy_link",
     tables=lambda: [f"{n}-variants" for n in lossy_scenarios()],
     paper_inputs=lambda: {
-        f"lossy_{n}": f"{RESULTS}/compare/{n}-ns3-vs-mininet.csv"
+        f"lossy_{n}": f"{api.RESULTS}/compare/{n}-ns3-vs-mininet.csv"
         for n in lossy_scenarios()
     },
     paper_params=lossy_paper_params,
@@ -96,11 +111,11 @@ register_study(
 
 rule variant_table:
     input:
-        compare=f"{RESULTS}/compare/{{scenario}}-ns3-vs-mininet.csv",
+        compare=f"{api.RESULTS}/compare/{{scenario}}-ns3-vs-mininet.csv",
     output:
-        multiext(f"{TABLES}/{{scenario}}-variants", ".csv", ".tex", ".html"),
+        multiext(f"{api.TABLES}/{{scenario}}-variants", ".csv", ".tex", ".html"),
     log:
-        f"{PREFIX}logs/tables/{{scenario}}-variants.log",
+        f"{api.PREFIX}logs/tables/{{scenario}}-variants.log",
     conda:
         "../../envs/emusim.yaml"
     params:

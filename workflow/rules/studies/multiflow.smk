@@ -2,15 +2,25 @@
 # the variants Linux also has, flows arriving at and leaving a shared bottleneck. The runs are
 # the generic ns3_run's (program multiflow; each run JSON holds its time series); here: the
 # per-phase table, its paper table, the study's four figures and its numbers.
+# A Snakemake module (the Snakefile includes every study as one, with its rules named
+# multiflow_RULE): it sees the workflow only through `api`, the studies' plug-in API
+# (workflow/rules/study_api.smk, STUDY_API), and config.
+from emusim import scenario as sc
 from emusim.studies import multiflow as multiflow_study
+
+api = config["study_api"]
+
+
+wildcard_constraints:
+    **api.WILDCARD_CONSTRAINTS,
 
 
 def multiflow_scenarios():
     """The study's scenarios that ns-3 runs (the emulation cannot: docs/multiflow.md,
     "Mininet")."""
-    if "ns3" not in BACKENDS:
+    if "ns3" not in api.BACKENDS:
         return []
-    return [n for n in SCENARIOS if multiflow_study.STUDY.claims(SCENARIOS[n])]
+    return [n for n in api.SCENARIOS if multiflow_study.STUDY.claims(api.SCENARIOS[n])]
 
 
 # The study's figures (emusim.studies.multiflow.figures): stem -> (kind, scenario, caption)
@@ -41,15 +51,15 @@ MULTIFLOW_FIGURES = {
 }
 for _stem, (_kind, _name, _caption) in MULTIFLOW_FIGURES.items():
     if _name in multiflow_scenarios():
-        add_figure(
+        api.add_figure(
             "multiflow",
             _stem,
             _kind,
             lambda name=_name: {
-                "runs": ns3_run_paths(name),
-                "phases": f"{RESULTS}/multiflow/{name}.csv",
+                "runs": api.ns3_run_paths(name),
+                "phases": f"{api.RESULTS}/multiflow/{name}.csv",
             },
-            {"scenario": SCENARIOS[_name]},
+            {"scenario": api.SCENARIOS[_name]},
             caption=_caption,
         )
 
@@ -60,7 +70,7 @@ def multiflow_paper_params():
     """
     out = {}
     for name in sc.scenario_names():
-        s = SCENARIOS.get(name) or sc.load(name, SCALE)
+        s = api.SCENARIOS.get(name) or sc.load(name, api.SCALE)
         if multiflow_study.STUDY.claims(s):
             out[name] = {
                 "settings": s.points[0].settings,
@@ -70,31 +80,32 @@ def multiflow_paper_params():
     return {"scenarios": out}
 
 
-register_study(
+api.register_study(
     "multiflow",
-    targets=lambda: [f"{RESULTS}/multiflow/{n}.csv" for n in multiflow_scenarios()],
+    targets=lambda: [f"{api.RESULTS}/multiflow/{n}.csv" for n in multiflow_scenarios()],
     tables=lambda: [f"{n}-phases" for n in multiflow_scenarios()],
     paper_inputs=lambda: {
-        f"multiflow_{n}": f"{RESULTS}/multiflow/{n}.csv" for n in multiflow_scenarios()
+        f"multiflow_{n}": f"{api.RESULTS}/multiflow/{n}.csv"
+        for n in multiflow_scenarios()
     },
     paper_params=multiflow_paper_params,
 )
 
 
-rule multiflow_phases:
+rule phases:
     input:
-        runs=lambda wc: ns3_run_paths(wc.scenario),
+        runs=lambda wc: api.ns3_run_paths(wc.scenario),
         variants="config/tcp_variants.yaml",
     output:
-        csv=f"{RESULTS}/multiflow/{{scenario}}.csv",
-        table=multiext(f"{TABLES}/{{scenario}}-phases", ".csv", ".tex", ".html"),
+        csv=f"{api.RESULTS}/multiflow/{{scenario}}.csv",
+        table=multiext(f"{api.TABLES}/{{scenario}}-phases", ".csv", ".tex", ".html"),
     log:
-        f"{PREFIX}logs/multiflow/{{scenario}}.log",
+        f"{api.PREFIX}logs/multiflow/{{scenario}}.log",
     wildcard_constraints:
         scenario="|".join(multiflow_scenarios()) or "no-multiflow-scenario",
     conda:
         "../../envs/emusim.yaml"
     params:
-        scenario=lambda wc: SCENARIOS[wc.scenario],
+        scenario=lambda wc: api.SCENARIOS[wc.scenario],
     script:
         "../../scripts/multiflow_phases.py"

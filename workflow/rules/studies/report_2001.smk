@@ -2,23 +2,35 @@
 # report's figures, the Mathis and PFTK curves beside Figures 4.1 and 4.2, and the calibration
 # ablation (ns-3's defaults to linux-2.2, one parameter at a time; config `ablation`). Its runs,
 # statistics and comparisons with the hardware are the generic rules'.
+# A Snakemake module (the Snakefile includes every study as one, with its rules named
+# report_2001_RULE): it sees the workflow only through `api`, the studies' plug-in API
+# (workflow/rules/study_api.smk, STUDY_API), and config.
+from emusim import profiles as tcp_profiles
+from emusim.backends.ns3 import command as ns3mod
+from emusim.runjson import run_path
+
+api = config["study_api"]
+
+
+wildcard_constraints:
+    **api.WILDCARD_CONSTRAINTS,
 
 
 def ablation_scenarios():
     """Scenarios the calibration ablation sweeps (config `ablation`), when ns-3 runs."""
-    if "ns3" not in BACKENDS or not tcp_profiles.ablation():
+    if "ns3" not in api.BACKENDS or not tcp_profiles.ablation():
         return []
     names = config.get("ablation", {}).get("scenarios", [])
-    return [n for n in names if n in SCENARIOS and hardware_runs(n)]
+    return [n for n in names if n in api.SCENARIOS and api.hardware_runs(n)]
 
 
 def ablation_run_paths(name):
     """The ns-3 runs of every ablation step for one scenario, thinned as config says."""
-    s = SCENARIOS[name]
-    reps, stride = design_of("ablation", name)
+    s = api.SCENARIOS[name]
+    reps, stride = api.design_of("ablation", name)
     repeat = config.get("ns3", {}).get("repeat_deterministic", False)
     return [
-        str(run_path(RESULTS, "ns3", name, step.profile.name, point.id, k))
+        str(run_path(api.RESULTS, "ns3", name, step.profile.name, point.id, k))
         for step in tcp_profiles.ablation()
         for point in s.thinned_points(stride)
         for k in ns3mod.scenario_repetitions(s, point, step.profile, reps, repeat)
@@ -27,21 +39,21 @@ def ablation_run_paths(name):
 
 def regular_every_n(name):
     """N of a scenario's regular dropper (0 if the scenario is not loaded)."""
-    if name not in SCENARIOS:
+    if name not in api.SCENARIOS:
         return 0
-    return SCENARIOS[name].settings["impairment"]["dropper"].get("every_n", 0)
+    return api.SCENARIOS[name].settings["impairment"]["dropper"].get("every_n", 0)
 
 
 def pathology_traces():
     """Traces of regular-1in6's regular-dropper runs, one per profile (Figure 4.5)."""
-    if "ns3" not in BACKENDS:
+    if "ns3" not in api.BACKENDS:
         return []
     name = "regular-1in6"
     return [
-        f"{RESULTS}/traces/{name}/{profile}/{point.id}/run1.csv.gz"
-        for point in trace_points(name)
+        f"{api.RESULTS}/traces/{name}/{profile}/{point.id}/run1.csv.gz"
+        for point in api.trace_points(name)
         if point.dropper.get("mode") == "regular"
-        for profile in SCENARIOS[name].profiles
+        for profile in api.SCENARIOS[name].profiles
     ]
 
 
@@ -112,26 +124,26 @@ def _report_figure_inputs(stem, needs):
     if stem == "fig4_5_pathology":
         return {"traces": pathology_traces()}
     if stem == "fig_ablation":
-        return {"summary": f"{RESULTS}/ablation/summary.csv"}
-    inputs = {f"stats_{n}": f"{RESULTS}/stats/{n}.csv" for n in needs}
+        return {"summary": f"{api.RESULTS}/ablation/summary.csv"}
+    inputs = {f"stats_{n}": f"{api.RESULTS}/stats/{n}.csv" for n in needs}
     if stem == "fig3_1_rtt_vs_size":
-        inputs["delay"] = f"{RESULTS}/delay/one_way_delay.json"
+        inputs["delay"] = f"{api.RESULTS}/delay/one_way_delay.json"
     if stem in ANALYTIC_FIGURES:
-        inputs["analytic"] = f"{RESULTS}/analytic/{ANALYTIC_FIGURES[stem]}.csv"
+        inputs["analytic"] = f"{api.RESULTS}/analytic/{ANALYTIC_FIGURES[stem]}.csv"
     if stem == "fig5_2_rel_diff":
-        inputs["compare"] = f"{RESULTS}/compare/random-drop.csv"
+        inputs["compare"] = f"{api.RESULTS}/compare/random-drop.csv"
     if stem == "fig4_4_heavy_tail":
-        inputs["runs"] = backend_tables_of("regular-1in6")
+        inputs["runs"] = api.backend_tables_of("regular-1in6")
     return inputs
 
 
 for _stem, (_needs, _caption) in REPORT_FIGURES.items():
     if (
-        all(n in SCENARIOS for n in _needs)
+        all(n in api.SCENARIOS for n in _needs)
         and (_stem != "fig_ablation" or ablation_scenarios())
         and (_stem != "fig4_5_pathology" or pathology_traces())
     ):
-        add_figure(
+        api.add_figure(
             "report_2001",
             _stem,
             _stem,
@@ -151,30 +163,30 @@ def decomposition_scenarios():
     decomposition.DECOMPOSED) that run both profiles on both backends at this scale."""
     from emusim.studies.report_2001.decomposition import DECOMPOSED
 
-    if not {"ns3", "mininet"} <= set(BACKENDS):
+    if not {"ns3", "mininet"} <= set(api.BACKENDS):
         return []
     return [
         n
         for n in DECOMPOSED
-        if n in SCENARIOS
-        and {"linux-2.2", "linux-6.1"} <= set(SCENARIOS[n].profiles)
-        and n in mininet_scenarios()
+        if n in api.SCENARIOS
+        and {"linux-2.2", "linux-6.1"} <= set(api.SCENARIOS[n].profiles)
+        and n in api.mininet_scenarios()
     ]
 
 
 def report_paper_inputs():
     """The named inputs of the study's numbers (emusim.studies.report_2001.numbers)."""
     inputs = {"published": "data/reference/published.csv"}
-    if "regular-1in6" in SCENARIOS:
+    if "regular-1in6" in api.SCENARIOS:
         # Table 4.4's distribution per backend (stalled runs need the runs, not statistics)
-        inputs["runs_1in6"] = backend_tables_of("regular-1in6")
-    if "random-drop" in SCENARIOS:
+        inputs["runs_1in6"] = api.backend_tables_of("regular-1in6")
+    if "random-drop" in api.SCENARIOS:
         # what each drop cost against how many there were (Tables 4.1 and 4.2's pairing)
-        inputs["runs_random_drop"] = backend_tables_of("random-drop")
+        inputs["runs_random_drop"] = api.backend_tables_of("random-drop")
     if ablation_scenarios():
-        inputs["ablation"] = f"{RESULTS}/ablation/summary.csv"
+        inputs["ablation"] = f"{api.RESULTS}/ablation/summary.csv"
     if decomposition_scenarios():
-        inputs["decomposition"] = f"{RESULTS}/decomposition.csv"
+        inputs["decomposition"] = f"{api.RESULTS}/decomposition.csv"
     return inputs
 
 
@@ -183,15 +195,18 @@ def report_targets():
     targets = []
     if ablation_scenarios():
         targets += [p for n in ablation_scenarios() for p in ablation_run_paths(n)] + [
-            f"{RESULTS}/ablation/summary.csv",
-            f"{TABLES}/ablation.csv",
+            f"{api.RESULTS}/ablation/summary.csv",
+            f"{api.TABLES}/ablation.csv",
         ]
     if decomposition_scenarios():
-        targets += [f"{RESULTS}/decomposition.csv", f"{TABLES}/decomposition.csv"]
+        targets += [
+            f"{api.RESULTS}/decomposition.csv",
+            f"{api.TABLES}/decomposition.csv",
+        ]
     return targets
 
 
-register_study(
+api.register_study(
     "report_2001",
     targets=report_targets,
     paper_inputs=report_paper_inputs,
@@ -212,16 +227,16 @@ register_study(
 
 rule analytic_curves:
     input:
-        delay=f"{RESULTS}/delay/one_way_delay.json",
+        delay=f"{api.RESULTS}/delay/one_way_delay.json",
         profiles="config/tcp_profiles.yaml",
     output:
-        f"{RESULTS}/analytic/{{scenario}}.csv",
+        f"{api.RESULTS}/analytic/{{scenario}}.csv",
     log:
-        f"{PREFIX}logs/analytic/{{scenario}}.log",
+        f"{api.PREFIX}logs/analytic/{{scenario}}.log",
     conda:
         "../../envs/emusim.yaml"
     params:
-        profiles=lambda wc: SCENARIOS[wc.scenario].profiles,
+        profiles=lambda wc: api.SCENARIOS[wc.scenario].profiles,
     script:
         "../../scripts/analytic_curves.py"
 
@@ -229,30 +244,32 @@ rule analytic_curves:
 rule ablation:
     input:
         runs=lambda wc: ablation_run_paths(wc.scenario),
-        hardware=f"{RESULTS}/hardware/{{scenario}}.csv",
+        hardware=f"{api.RESULTS}/hardware/{{scenario}}.csv",
         profiles="config/tcp_profiles.yaml",
     output:
-        f"{RESULTS}/ablation/{{scenario}}.csv",
+        f"{api.RESULTS}/ablation/{{scenario}}.csv",
     log:
-        f"{PREFIX}logs/ablation/{{scenario}}.log",
+        f"{api.PREFIX}logs/ablation/{{scenario}}.log",
     conda:
         "../../envs/emusim.yaml"
     params:
-        scenario=lambda wc: SCENARIOS[wc.scenario],
+        scenario=lambda wc: api.SCENARIOS[wc.scenario],
     script:
         "../../scripts/ablation.py"
 
 
 rule ablation_summary:
     input:
-        expand(f"{RESULTS}/ablation/{{scenario}}.csv", scenario=ablation_scenarios()),
+        expand(
+            f"{api.RESULTS}/ablation/{{scenario}}.csv", scenario=ablation_scenarios()
+        ),
     output:
-        csv=f"{RESULTS}/ablation/summary.csv",
-        table=f"{TABLES}/ablation.csv",
-        tex=f"{TABLES}/ablation.tex",
-        html=f"{TABLES}/ablation.html",
+        csv=f"{api.RESULTS}/ablation/summary.csv",
+        table=f"{api.TABLES}/ablation.csv",
+        tex=f"{api.TABLES}/ablation.tex",
+        html=f"{api.TABLES}/ablation.html",
     log:
-        f"{PREFIX}logs/ablation/summary.log",
+        f"{api.PREFIX}logs/ablation/summary.log",
     conda:
         "../../envs/emusim.yaml"
     script:
@@ -261,14 +278,14 @@ rule ablation_summary:
 
 rule decomposition:
     input:
-        lambda wc: [f"{RESULTS}/stats/{n}.csv" for n in decomposition_scenarios()],
+        lambda wc: [f"{api.RESULTS}/stats/{n}.csv" for n in decomposition_scenarios()],
     output:
-        csv=f"{RESULTS}/decomposition.csv",
-        table=f"{TABLES}/decomposition.csv",
-        tex=f"{TABLES}/decomposition.tex",
-        html=f"{TABLES}/decomposition.html",
+        csv=f"{api.RESULTS}/decomposition.csv",
+        table=f"{api.TABLES}/decomposition.csv",
+        tex=f"{api.TABLES}/decomposition.tex",
+        html=f"{api.TABLES}/decomposition.html",
     log:
-        f"{PREFIX}logs/decomposition.log",
+        f"{api.PREFIX}logs/decomposition.log",
     conda:
         "../../envs/emusim.yaml"
     params:

@@ -2,47 +2,57 @@
 # UDP floods against payload size, direct and routed. ns-3 without the processing model is the
 # generic ns3_run; here: the model fitted to the emulation's runs, ns-3 with it ("ns3-model"),
 # its comparison with Mininet, the study's figures and its numbers.
+# A Snakemake module (the Snakefile includes every study as one, with its rules named
+# router_forwarding_RULE): it sees the workflow only through `api`, the studies' plug-in API
+# (workflow/rules/study_api.smk, STUDY_API), and config.
 from emusim.studies import router_forwarding as forwarding_study
 from emusim.workloads import udp_flood
+
+api = config["study_api"]
+
+
+wildcard_constraints:
+    **api.WILDCARD_CONSTRAINTS,
+
 
 FORWARDING_MODEL = udp_flood.MODEL_BACKEND
 
 
 def forwarding_scenarios():
     """The study's scenarios (workload udp-flood)."""
-    return [n for n in SCENARIOS if forwarding_study.STUDY.claims(SCENARIOS[n])]
+    return [n for n in api.SCENARIOS if forwarding_study.STUDY.claims(api.SCENARIOS[n])]
 
 
 def forwarding_fitted(name):
     """Whether the processing model can be fitted for a scenario: the emulation runs it, and
     ns-3 runs to use it."""
-    return "ns3" in BACKENDS and name in mininet_scenarios()
+    return "ns3" in api.BACKENDS and name in api.mininet_scenarios()
 
 
 def forwarding_model_runs(name):
     """The ns-3 runs with the processing model of a scenario (deterministic: one per point)."""
     if name not in forwarding_scenarios() or not forwarding_fitted(name):
         return []
-    s = SCENARIOS[name]
+    s = api.SCENARIOS[name]
     return [
-        f"{RESULTS}/{FORWARDING_MODEL}/{name}/{profile}/{point.id}/run1.json"
+        f"{api.RESULTS}/{FORWARDING_MODEL}/{name}/{profile}/{point.id}/run1.json"
         for profile in s.profiles
         for point in s.points
     ]
 
 
 def forwarding_model_tables(name):
-    """The tidy table of the model's runs, where there are any (backend_tables_of)."""
+    """The tidy table of the model's runs, where there are any (api.backend_tables_of)."""
     if not forwarding_model_runs(name):
         return []
-    return [f"{RESULTS}/{FORWARDING_MODEL}/{name}.csv"]
+    return [f"{api.RESULTS}/{FORWARDING_MODEL}/{name}.csv"]
 
 
 def _forwarding_figure_inputs(name):
     """A figure's statistics table, and the fit where there is one (drawn in every figure)."""
-    inputs = {"stats": f"{RESULTS}/stats/{name}.csv"}
+    inputs = {"stats": f"{api.RESULTS}/stats/{name}.csv"}
     if forwarding_fitted(name):
-        inputs["fit"] = f"{RESULTS}/forwarding/{name}/model-fit.json"
+        inputs["fit"] = f"{api.RESULTS}/forwarding/{name}/model-fit.json"
     return inputs
 
 
@@ -63,13 +73,13 @@ FORWARDING_CAPTIONS = {
 for _name in forwarding_scenarios():
     for _kind, _caption in FORWARDING_CAPTIONS.items():
         if _kind != "fit" or forwarding_fitted(_name):
-            add_figure(
+            api.add_figure(
                 "router_forwarding",
                 f"fig_{_name.replace('-', '_')}_{_kind}",
                 _kind,
                 lambda name=_name: _forwarding_figure_inputs(name),
                 {
-                    "link_rate_bps": SCENARIOS[_name].settings["topology"][
+                    "link_rate_bps": api.SCENARIOS[_name].settings["topology"][
                         "link_rate_Mbps"
                     ]
                     * 1e6
@@ -84,9 +94,9 @@ def forwarding_targets():
     for name in forwarding_scenarios():
         if forwarding_fitted(name):
             targets += forwarding_model_runs(name)
-            targets.append(f"{RESULTS}/forwarding/{name}/model-fit.json")
+            targets.append(f"{api.RESULTS}/forwarding/{name}/model-fit.json")
             targets.append(
-                f"{RESULTS}/compare/{name}-{FORWARDING_MODEL}-vs-mininet.csv"
+                f"{api.RESULTS}/compare/{name}-{FORWARDING_MODEL}-vs-mininet.csv"
             )
     return targets
 
@@ -97,26 +107,26 @@ def forwarding_paper_inputs():
     for name in forwarding_scenarios():
         if forwarding_fitted(name):
             inputs[f"forwarding_fit_{name}"] = (
-                f"{RESULTS}/forwarding/{name}/model-fit.json"
+                f"{api.RESULTS}/forwarding/{name}/model-fit.json"
             )
             inputs[f"forwarding_model_{name}"] = (
-                f"{RESULTS}/compare/{name}-{FORWARDING_MODEL}-vs-mininet.csv"
+                f"{api.RESULTS}/compare/{name}-{FORWARDING_MODEL}-vs-mininet.csv"
             )
-        if {"ns3", "mininet"} <= set(BACKENDS) and name in mininet_scenarios():
+        if {"ns3", "mininet"} <= set(api.BACKENDS) and name in api.mininet_scenarios():
             inputs[f"forwarding_ns3_{name}"] = (
-                f"{RESULTS}/compare/{name}-ns3-vs-mininet.csv"
+                f"{api.RESULTS}/compare/{name}-ns3-vs-mininet.csv"
             )
     return inputs
 
 
 def _forwarding_model_inputs(wildcards):
     inputs = {
-        "program": ns3_program(wildcards.scenario),
-        "fit": f"{RESULTS}/forwarding/{wildcards.scenario}/model-fit.json",
+        "program": api.ns3_program(wildcards.scenario),
+        "fit": f"{api.RESULTS}/forwarding/{wildcards.scenario}/model-fit.json",
         "scenario": f"scenarios/{wildcards.scenario}.yaml",
         "profiles": "config/tcp_profiles.yaml",
     }
-    inputs.update({"delay": d for d in _ns3_delay_input(wildcards)})
+    inputs.update({"delay": d for d in api.measured_delay_input(wildcards)})
     return inputs
 
 
@@ -125,7 +135,7 @@ def _forwarding_model_args(wildcards, input):
     return f"--delay-json {input.delay}" if "delay" in input.keys() else ""
 
 
-register_study(
+api.register_study(
     "router_forwarding",
     targets=forwarding_targets,
     run_tables=forwarding_model_tables,
@@ -133,19 +143,19 @@ register_study(
 )
 
 
-rule router_forwarding_fit:
+rule fit:
     input:
-        runs=f"{RESULTS}/mininet/{{scenario}}.csv",
-        batches=lambda wc: mininet_batch_paths(wc.scenario),
+        runs=f"{api.RESULTS}/mininet/{{scenario}}.csv",
+        batches=lambda wc: api.mininet_batch_paths(wc.scenario),
     output:
-        json=f"{RESULTS}/forwarding/{{scenario}}/model-fit.json",
-        sizes=f"{RESULTS}/forwarding/{{scenario}}/model-fit-sizes.csv",
+        json=f"{api.RESULTS}/forwarding/{{scenario}}/model-fit.json",
+        sizes=f"{api.RESULTS}/forwarding/{{scenario}}/model-fit-sizes.csv",
     log:
-        f"{PREFIX}logs/forwarding/{{scenario}}/fit.log",
+        f"{api.PREFIX}logs/forwarding/{{scenario}}/fit.log",
     conda:
         "../../envs/emusim.yaml"
     params:
-        link_rate_bps=lambda wc: SCENARIOS[wc.scenario].settings["topology"][
+        link_rate_bps=lambda wc: api.SCENARIOS[wc.scenario].settings["topology"][
             "link_rate_Mbps"
         ]
         * 1e6,
@@ -153,19 +163,19 @@ rule router_forwarding_fit:
         "../../scripts/router_forwarding_fit.py"
 
 
-rule router_forwarding_model_run:
+rule model_run:
     input:
         unpack(_forwarding_model_inputs),
     output:
-        f"{RESULTS}/{FORWARDING_MODEL}/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.json",
+        f"{api.RESULTS}/{FORWARDING_MODEL}/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.json",
     log:
-        f"{PREFIX}logs/{FORWARDING_MODEL}/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.log",
+        f"{api.PREFIX}logs/{FORWARDING_MODEL}/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.log",
     conda:
         "../../envs/emusim.yaml"
     params:
         # the command is built when the run runs, from the fit as it then is
         delay=_forwarding_model_args,
-        scale=lambda wc: SCALE,
+        scale=lambda wc: api.SCALE,
     shell:
         "python -m emusim.backends.ns3.model_run --scenario {wildcards.scenario:q}"
         " --scale {params.scale} --profile {wildcards.profile:q} --point {wildcards.point:q}"
@@ -173,37 +183,37 @@ rule router_forwarding_model_run:
         " {params.delay} --out {output:q} 2> {log:q}"
 
 
-rule router_forwarding_model_collect:
+rule model_collect:
     input:
         runs=lambda wc: forwarding_model_runs(wc.scenario),
     output:
-        f"{RESULTS}/{FORWARDING_MODEL}/{{scenario}}.csv",
+        f"{api.RESULTS}/{FORWARDING_MODEL}/{{scenario}}.csv",
     log:
-        f"{PREFIX}logs/{FORWARDING_MODEL}/{{scenario}}.log",
+        f"{api.PREFIX}logs/{FORWARDING_MODEL}/{{scenario}}.log",
     conda:
         "../../envs/emusim.yaml"
     params:
-        scenario=lambda wc: SCENARIOS[wc.scenario],
+        scenario=lambda wc: api.SCENARIOS[wc.scenario],
     script:
         "../../scripts/collect_runs.py"
 
 
-rule router_forwarding_compare_model:
+rule compare_model:
     input:
-        stats=f"{RESULTS}/stats/{{scenario}}.csv",
+        stats=f"{api.RESULTS}/stats/{{scenario}}.csv",
         runs=lambda wc: [
-            f"{RESULTS}/mininet/{wc.scenario}.csv",
+            f"{api.RESULTS}/mininet/{wc.scenario}.csv",
             *forwarding_model_tables(wc.scenario),
         ],
-        batches=lambda wc: mininet_batch_paths(wc.scenario),
+        batches=lambda wc: api.mininet_batch_paths(wc.scenario),
     output:
-        f"{RESULTS}/compare/{{scenario}}-{FORWARDING_MODEL}-vs-mininet.csv",
+        f"{api.RESULTS}/compare/{{scenario}}-{FORWARDING_MODEL}-vs-mininet.csv",
     log:
-        f"{PREFIX}logs/compare/{{scenario}}-{FORWARDING_MODEL}-vs-mininet.log",
+        f"{api.PREFIX}logs/compare/{{scenario}}-{FORWARDING_MODEL}-vs-mininet.log",
     conda:
         "../../envs/emusim.yaml"
     params:
-        scenario=lambda wc: SCENARIOS[wc.scenario],
+        scenario=lambda wc: api.SCENARIOS[wc.scenario],
         other=FORWARDING_MODEL,
     script:
         "../../scripts/router_forwarding_compare.py"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -48,8 +49,31 @@ def ns3_prefix() -> Path:
     return prefix
 
 
+def configured_elsewhere(build_dir: Path) -> Path | None:
+    """The directory `build_dir`'s CMake cache was made in, if not `build_dir` itself.
+
+    A build directory copied or moved with its tree keeps a cache that names the old place, and
+    CMake would then write the programs there (into another checkout's build)."""
+    cache = build_dir / "CMakeCache.txt"
+    if not cache.exists():
+        return None
+    for line in cache.read_text(errors="replace").splitlines():
+        if line.startswith("CMAKE_CACHEFILE_DIR:INTERNAL="):
+            made_in = Path(line.partition("=")[2])
+            return None if made_in.resolve() == build_dir.resolve() else made_in
+    return None
+
+
 def build(verbose: bool = False) -> Path:
-    """Configure (first time) and build; return the build directory."""
+    """Configure (first time, or afresh if the cache was made elsewhere) and build; return the
+    build directory."""
+    made_in = configured_elsewhere(NS3_BUILD_DIR)
+    if made_in is not None:
+        print(
+            f"ns3build: {NS3_BUILD_DIR} was configured in {made_in}; configuring afresh",
+            file=sys.stderr,
+        )
+        shutil.rmtree(NS3_BUILD_DIR)
     NS3_BUILD_DIR.mkdir(parents=True, exist_ok=True)
     out = None if verbose else subprocess.PIPE
     steps = []

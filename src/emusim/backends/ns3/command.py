@@ -38,9 +38,11 @@ from pathlib import Path
 import yaml
 
 from emusim import constants, variants, workloads
+from emusim import profiles as profiles_registry
 from emusim.backends.ns3 import build as ns3build
 from emusim.drop_decision import cutoff_from_rate
 from emusim.profiles import Profile
+from emusim.runjson import run_path
 from emusim.scenario import Point, Scenario
 
 
@@ -97,6 +99,29 @@ def scenario_repetitions(
     if tcp and variants.is_random(point.variant):
         return list(range(1, repetitions + 1))
     return repetitions_to_run(point, repetitions, repeat_deterministic, profile if tcp else None)
+
+
+def run_paths(
+    results: str,
+    scenario: Scenario,
+    repeat_deterministic: bool,
+    profiles: list[str] | None = None,
+    points: list[Point] | None = None,
+) -> list[str]:
+    """The run JSONs ns-3 makes of a scenario: each profile (all of the scenario's by default),
+    each point (likewise) but those whose TCP variant ns-3 lacks (variants.skipped_points), the
+    repetitions `scenario_repetitions` gives. The workflow's targets and `emusim run`'s both."""
+    chosen = scenario.points if points is None else points
+    skips = variants.skipped_points(chosen, "ns3")
+    return [
+        str(run_path(results, "ns3", scenario.name, name, point.id, k))
+        for name in (scenario.profiles if profiles is None else profiles)
+        for point in chosen
+        if point.id not in skips
+        for k in scenario_repetitions(
+            scenario, point, profiles_registry.get(name), scenario.repetitions, repeat_deterministic
+        )
+    ]
 
 
 def dropper_args(point: Point) -> list[str]:
