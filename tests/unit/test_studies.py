@@ -3,6 +3,7 @@ file, its section and its two entry points, and the shipped scenarios each belon
 by what their files say (a `reference`, the workload, the lossy link's sweep axes)."""
 
 import importlib
+import pickle
 import sys
 
 import pytest
@@ -99,3 +100,12 @@ def test_STUDY_name_must_be_the_package_name(extra_study):
 
 def test_a_searched_folder_without_packages_adds_no_study(extra_study):
     assert list(studies.registry()) == PACKAGES_IN_ORDER
+
+
+def test_the_workflow_api_pickles_empty_into_a_study_job():
+    # Snakemake pickles a module's config (which carries the API) into each script job; the
+    # API's functions belong to the workflow's namespace, which the job cannot import.
+    api = studies.WorkflowApi(SCENARIOS={"random-drop": object()}, add_figure=lambda: None)
+    copy = pickle.loads(pickle.dumps({"study_api": api, "scale": "quick"}))
+    assert copy == {"study_api": studies.WorkflowApi(), "scale": "quick"}
+    assert api.SCENARIOS  # the workflow's own is untouched

@@ -3,8 +3,6 @@
 # the figure rule and the paper loop over these, and name no study. Each study's rules file is
 # a Snakemake module with a namespace of its own (the Snakefile); STUDY_API, at the end, is all
 # of the workflow it sees.
-from types import SimpleNamespace
-
 from snakemake.exceptions import WorkflowError
 
 from emusim import studies
@@ -151,8 +149,9 @@ def all_targets():
 # What a study's rules file may use of the workflow, as `api.NAME` (its module's
 # config["study_api"]; docs/adding-a-study.md): the scale and its directories, the loaded
 # scenarios, the wildcards' patterns, the two registration hooks, and the stages' questions
-# (which runs, tables, traces and batches a scenario has).
-STUDY_API = SimpleNamespace(
+# (which runs, tables, traces and batches a scenario has). A study's script jobs get it empty
+# (emusim.studies.WorkflowApi).
+STUDY_API = studies.WorkflowApi(
     SCALE=SCALE,
     PREFIX=PREFIX,
     RESULTS=RESULTS,

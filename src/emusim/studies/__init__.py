@@ -26,9 +26,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from emusim import plugins
+
+
+class WorkflowApi(SimpleNamespace):
+    """What a study's rules file sees of the workflow (STUDY_API, workflow/rules/study_api.smk).
+
+    It reaches the study's Snakemake module in the module's config, which Snakemake also pickles
+    into each of the study's `script:` jobs. There it is of no use (its functions live in the
+    workflow's own namespace, which a job cannot import), so it pickles as an empty one."""
+
+    def __reduce__(self):
+        return (type(self), ())
 
 
 class StudyError(ValueError):
