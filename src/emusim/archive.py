@@ -27,6 +27,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from emusim import run_status
 from emusim.paths import scale_prefix
 from emusim.runjson import RunSchemaError, run_path, validate_run, write_atomically
 
@@ -62,6 +63,14 @@ def _load(path: Path) -> dict:
     return run
 
 
+def keepable(status: str) -> bool:
+    """Whether a run that ended with `status` is kept: one the statistics use. A run the
+    scenario's cap ended (`timeout`) is the design's own result (its numbers are lower bounds,
+    and the lossy-link cells at 5 % reach the cap by design), made by the same code and
+    command as an `ok` one; an aborted run or one of another algorithm is not the variant's."""
+    return status in run_status.ALL and status not in run_status.LEFT_OUT
+
+
 def matches(archived: str | Path, command: list[str]) -> tuple[bool, str]:
     """Whether the archived run at `archived` was made by exactly `command`, and if not why
     (for the workflow's log). A missing file is no match."""
@@ -72,8 +81,8 @@ def matches(archived: str | Path, command: list[str]) -> tuple[bool, str]:
     made_by = run["provenance"].get("command")
     if made_by != list(command):
         return False, f"{path}: provenance.command differs from the command the workflow runs now"
-    if run["status"] != "ok":
-        return False, f"{path}: status {run['status']!r}, not 'ok'"
+    if not keepable(run["status"]):
+        return False, f"{path}: status {run['status']!r}, which the statistics leave out"
     return True, f"{path}: archived at {run['provenance'].get('git_revision')}"
 
 
@@ -106,8 +115,11 @@ def add(run_file: Path, archive_dir: Path = ARCHIVE_DIR, repo: Path = Path("."))
         raise ArchiveError(
             f"{run_file}: backend {run['backend']!r} is not archived (only {', '.join(IDENTITY)})"
         )
-    if run["status"] != "ok":
-        raise ArchiveError(f"{run_file}: status {run['status']!r}: only finished runs are archived")
+    if not keepable(run["status"]):
+        raise ArchiveError(
+            f"{run_file}: status {run['status']!r}: only runs the statistics use are archived "
+            f"({', '.join(s for s in run_status.ALL if keepable(s))})"
+        )
     if prov.get("git_revision", "unknown") == "unknown":
         raise ArchiveError(
             f"{where}.git_revision is 'unknown': archive runs made in a git checkout"

@@ -58,7 +58,8 @@ def test_add_keeps_the_run_under_its_results_path_with_its_cost(tmp_path):
 @pytest.mark.parametrize(
     ("run", "named"),
     [
-        (_run(status="timeout"), "status 'timeout'"),
+        (_run(status="aborted"), "status 'aborted'"),
+        (_run(status="other-algorithm"), "status 'other-algorithm'"),
         (_run(revision="unknown"), "provenance.git_revision is 'unknown'"),
     ],
 )
@@ -68,6 +69,14 @@ def test_add_refuses_a_run_it_could_not_vouch_for(tmp_path, run, named):
         archive.add(made, tmp_path / "archive", repo=tmp_path)
     assert str(made) in str(err.value)
     assert not (tmp_path / "archive").exists()
+
+
+def test_add_keeps_a_run_the_cap_ended(tmp_path):
+    # a capped run is the design's result (the lossy-link cells at 5 % all reach the cap)
+    made = _write(tmp_path / "results" / RELATIVE, _run(status="timeout"))
+    kept = archive.add(made, tmp_path / "archive", repo=tmp_path)
+    assert json.loads(kept.read_text())["status"] == "timeout"
+    assert archive.matches(kept, COMMAND) == (True, f"{kept}: archived at 4306763")
 
 
 def test_add_does_not_replace_a_run_made_by_another_command(tmp_path):
