@@ -104,8 +104,8 @@ def _benchmark(tsv: Path) -> dict | None:
 
 def add(run_file: Path, archive_dir: Path = ARCHIVE_DIR, repo: Path = Path(".")) -> Path:
     """Copy a finished run into the archive (its cost added from the job's benchmark file);
-    return where it went. Refuses a run that is not ok, was made outside a git checkout, or
-    would replace a different archived run."""
+    return where it went. Refuses a run the statistics leave out (`keepable`), one made outside
+    a git checkout, or one that would replace a different archived run."""
     run_file = Path(run_file)
     run = _load(run_file)
     prov = run["provenance"]
