@@ -12,6 +12,18 @@ from emusim.scenario import Scenario
 
 ID_COLUMNS = ["scenario", "backend", "profile", "point"]
 RUN_COLUMNS = ["repetition", "seed", "status"]
+ARCHIVE_COLUMN = "archived_revision"
+"""The git revision a run restored from the run archive was made at (docs/archive.md); the
+column is there only when some run of the table was restored, and empty for the others, so a
+table of runs all made now is the same with or without the archive."""
+
+
+def archived_revision(run: dict) -> str | None:
+    """The revision a restored run was made at; None for a run made by this workflow."""
+    provenance = run.get("provenance") or {}
+    if not (provenance.get("archive") or {}).get("path"):
+        return None
+    return str(provenance.get("git_revision", "unknown"))
 
 
 def run_rows(run: dict) -> list[dict]:
@@ -19,6 +31,9 @@ def run_rows(run: dict) -> list[dict]:
     base = {k: run[k] for k in ID_COLUMNS}
     base.update(run["params"])
     base.update({k: run[k] for k in RUN_COLUMNS})
+    revision = archived_revision(run)
+    if revision is not None:
+        base[ARCHIVE_COLUMN] = revision
     scalars = {k: v for k, v in run["metrics"].items() if not isinstance(v, list)}
     lists = {k: v for k, v in run["metrics"].items() if isinstance(v, list)}
     if not lists:
@@ -41,8 +56,9 @@ def tidy(runs: Iterable[dict], scenario: Scenario) -> pd.DataFrame:
     frame = frame.sort_values(sort, kind="stable").drop(columns="_order")
     axis_cols = [c for c in scenario.axes if c in frame]
     front = ID_COLUMNS + axis_cols + RUN_COLUMNS + (["echo"] if "echo" in frame else [])
-    rest = [c for c in frame.columns if c not in front]
-    return frame[front + rest].reset_index(drop=True)
+    last = [ARCHIVE_COLUMN] if ARCHIVE_COLUMN in frame else []
+    rest = [c for c in frame.columns if c not in front + last]
+    return frame[front + rest + last].reset_index(drop=True)
 
 
 def read_runs(paths: Iterable[str | Path]) -> list[dict]:

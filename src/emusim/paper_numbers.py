@@ -30,6 +30,7 @@ from emusim import constants as c
 from emusim.backends import HARDWARE as HARDWARE_BACKEND
 from emusim.backends import MODELS
 from emusim.backends.mininet.calibration import DELAY_TOLERANCE_REL
+from emusim.collect import ARCHIVE_COLUMN, ID_COLUMNS
 from emusim.profiles import Profile
 from emusim.scenario import where_text
 from emusim.tables import tex_escape
@@ -292,6 +293,42 @@ def emulation_design_numbers(design: Mapping | None, repeat_deterministic: bool)
             if left
             else "nothing"
         ),
+    }
+
+
+#: The backends whose runs the run archive can hold (docs/archive.md).
+ARCHIVED_BACKENDS = ("ns3", "mininet")
+
+#: Digits of a git revision the paper shows.
+REVISION_DIGITS = 7
+
+
+def archive_numbers(runs: pd.DataFrame | None) -> Numbers:
+    """How many of the simulated and emulated runs behind the paper's tables the run archive
+    gave (collect.ARCHIVE_COLUMN of the tidy run tables, docs/archive.md), per scenario, and
+    the git revisions they were made at: the paper says which numbers were not made by the
+    checkout that built it. A run is counted once, whatever its rows (a ping's echoes)."""
+    if runs is None or runs.empty:
+        return {"RunsMade": integer(0), "RunsRestored": "none", "RunsRestoredFrom": ""}
+    runs = runs[runs["backend"].isin(ARCHIVED_BACKENDS)]
+    one = runs.drop_duplicates([*ID_COLUMNS, "repetition"])
+    restored = one[one[ARCHIVE_COLUMN].notna()] if ARCHIVE_COLUMN in one else one.iloc[0:0]
+    origin = ""
+    if not restored.empty:
+        per_scenario = restored.groupby("scenario", sort=True).size()
+        revisions = sorted({str(r)[:REVISION_DIGITS] for r in restored[ARCHIVE_COLUMN]})
+        origin = text(
+            " ("
+            + ", ".join(f"{name}: {count}" for name, count in per_scenario.items())
+            + "; made at git "
+            + ("revision " if len(revisions) == 1 else "revisions ")
+            + ", ".join(revisions)
+            + ")"
+        )
+    return {
+        "RunsMade": integer(len(one)),
+        "RunsRestored": integer(len(restored)) if len(restored) else "none",
+        "RunsRestoredFrom": origin,
     }
 
 

@@ -16,11 +16,12 @@ import pandas as pd
 from scipy import stats as sps
 
 from emusim import run_status
+from emusim.collect import ARCHIVE_COLUMN, ID_COLUMNS, RUN_COLUMNS
 from emusim.constants import ETH_FRAME_REPORT_B, ETH_FRAME_WIRE_B
 from emusim.reference import ideal_drops, report_throughput_Bps
 
 #: Columns of the tidy per-run table that identify a run and are never metrics.
-ID_COLS = ("scenario", "backend", "profile", "point", "repetition", "seed", "status")
+ID_COLS = (*ID_COLUMNS, *RUN_COLUMNS, ARCHIVE_COLUMN)
 #: Columns that identify one statistics row (axis columns go between ``point`` and ``metric``).
 GROUP_COLS = ("scenario", "backend", "profile", "point")
 #: The statistics of one metric, in the schema's column order.

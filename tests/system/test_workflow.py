@@ -18,6 +18,7 @@ from workflow_copy import SNAKEMAKE, copy_workflow, snakemake_quick
 
 from emusim import scenario as sc
 from emusim import tcptrace, variants
+from emusim.collect import ARCHIVE_COLUMN
 from emusim.studies.multiflow import phases as multiflow_phases
 from emusim.studies.report_2001 import analytic
 
@@ -283,6 +284,8 @@ def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
     its command is the one the workflow would run; any other command simulates it again."""
     relative = "ns3/multiflow-dynamic-i/linux-6.1-wan/variant=vegas/run1.json"
     result = workdir / "scales/quick/results" / relative
+    table = "scales/quick/results/ns3/multiflow-dynamic-i.csv"
+    numbers = "scales/quick/paper/generated/numbers.tex"
     made = json.loads(result.read_text())
     env = dict(os.environ, EMUSIM_ROOT=str(workdir))
 
@@ -315,6 +318,15 @@ def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
         restored = json.loads(result.read_text())
         assert restored["metrics"]["goodput_Bps"] == made["metrics"]["goodput_Bps"] + 1
         assert restored["provenance"]["archive"]["path"] == f"data/archive/quick/{relative}"
+        # the run table marks the run the archive gave, and the paper says so
+        snakemake(workdir, table, numbers)
+        rows = pd.read_csv(workdir / table, dtype={ARCHIVE_COLUMN: str})
+        marked_rows = rows[rows[ARCHIVE_COLUMN].notna()]
+        assert marked_rows["variant"].tolist() == ["vegas"], rows
+        assert marked_rows[ARCHIVE_COLUMN].tolist() == ["0000000"]
+        text = (workdir / numbers).read_text()
+        assert r"\newcommand{\RunsRestored}{1}" in text
+        assert "multiflow-dynamic-i: 1; made at git revision 0000000" in text
         # another seed is another command: simulated, and the log says why
         marked["provenance"]["command"] = [
             "--seed=1" if arg.startswith("--seed=") else arg
@@ -327,8 +339,10 @@ def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
         assert "provenance.command differs" in proc.stderr
     finally:
         shutil.rmtree(workdir / "data/archive/quick")
-        snakemake(workdir, result.relative_to(workdir).as_posix())
+        snakemake(workdir, result.relative_to(workdir).as_posix(), table, numbers)
     assert json.loads(result.read_text())["metrics"] == made["metrics"]
+    assert ARCHIVE_COLUMN not in pd.read_csv(workdir / table)
+    assert r"\newcommand{\RunsRestored}{none}" in (workdir / numbers).read_text()
 
 
 def test_the_emulation_design_can_keep_some_cells_only(tmp_path, ns3_programs):

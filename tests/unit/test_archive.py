@@ -112,3 +112,40 @@ def test_a_broken_archive_file_is_named(tmp_path):
     bad.write_text('{"status": "ok"}')
     with pytest.raises(archive.ArchiveError, match=str(bad)):
         archive.matches(bad, COMMAND)
+
+
+def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
+    import pandas as pd
+
+    from emusim import paper_numbers as pn
+    from emusim.collect import ARCHIVE_COLUMN
+
+    def rows(scenario, backend, rep, revision=None, echoes=1):
+        return [
+            {
+                "scenario": scenario,
+                "backend": backend,
+                "profile": "p",
+                "point": "base",
+                "repetition": rep,
+                ARCHIVE_COLUMN: revision,
+            }
+        ] * echoes
+
+    runs = pd.DataFrame(
+        rows("ping-sweep", "mininet", 1, echoes=3)  # one run of three echoes
+        + rows("lossy-link", "mininet", 1, "6bcd8ad0123")
+        + rows("lossy-link", "mininet", 2, "915128b0123")
+        + rows("lossy-link", "ns3", 1)
+        + rows("multiflow-buffer", "ns3", 1, "6bcd8ad0123")
+        + rows("random-drop", "hardware", 1)  # not a run the archive could hold
+    )
+    numbers = pn.archive_numbers(runs)
+    assert numbers["RunsMade"] == "5" and numbers["RunsRestored"] == "3"
+    assert numbers["RunsRestoredFrom"] == (
+        " (lossy-link: 2, multiflow-buffer: 1; made at git revisions 6bcd8ad, 915128b)"
+    )
+    # a table of runs all made now has no archive column, and the sentence no parenthesis
+    none = pn.archive_numbers(runs.drop(columns=ARCHIVE_COLUMN))
+    assert none == {"RunsMade": "5", "RunsRestored": "none", "RunsRestoredFrom": ""}
+    assert pn.archive_numbers(None)["RunsMade"] == "0"

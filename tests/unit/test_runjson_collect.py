@@ -71,3 +71,33 @@ def test_tidy_orders_points_as_the_scenario_and_explodes_echoes():
     }
     rows = collect.tidy([run], ping)
     assert list(rows["echo"]) == [1, 2, 3] and list(rows["rtt_us"]) == [1.0, 2.0, 3.0]
+
+
+def _restored(meta: dict, revision: str) -> dict:
+    """A run the workflow wrote from the run archive (docs/archive.md)."""
+    provenance = {
+        "git_revision": revision,
+        "archive": {"path": "data/archive/x/run1.json", "cost": {"cpu_s": 1.0}},
+    }
+    return {**meta, "provenance": provenance}
+
+
+def test_a_restored_run_says_its_revision_in_a_last_column_only_it_fills():
+    s = scenario.load("random-drop", "paper")
+    made = {**_meta("drop_rate=0.004", 1), "status": "ok", "metrics": {"elapsed_s": 1.0}}
+    # the kept file itself (cost, no path) is a run like any other until restored
+    kept = {
+        **_meta("drop_rate=0.004", 2),
+        "status": "ok",
+        "metrics": {"elapsed_s": 2.0},
+        "provenance": {"git_revision": "abc", "archive": {"cost": {"cpu_s": 1.0}}},
+    }
+    restored = _restored(
+        {**_meta("drop_rate=0.008", 1), "status": "ok", "metrics": {"elapsed_s": 3.0}}, "d80beaf"
+    )
+    frame = collect.tidy([restored, made, kept], s)
+    assert frame.columns[-1] == collect.ARCHIVE_COLUMN
+    assert frame[collect.ARCHIVE_COLUMN].iloc[:2].isna().all()
+    assert frame[collect.ARCHIVE_COLUMN].iloc[2] == "d80beaf"
+    # a table without a restored run has no such column: the same bytes as before it existed
+    assert collect.ARCHIVE_COLUMN not in collect.tidy([made, kept], s)

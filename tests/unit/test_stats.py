@@ -223,3 +223,13 @@ def test_equal_values_have_exactly_zero_spread():
     assert d["mean"] == 161.06
     assert d["sd_pop"] == 0.0 and d["sd_sample"] == 0.0 and d["mad"] == 0.0
     assert d["ci95_low"] == d["ci95_high"] == 161.06
+
+
+def test_the_archive_column_is_never_a_metric():
+    from emusim.collect import ARCHIVE_COLUMN
+
+    # a revision of digits only would read back from CSV as a number
+    runs = pd.DataFrame(
+        {"scenario": ["s"], "point": ["base"], "elapsed_s": [1.0], ARCHIVE_COLUMN: [1234567]}
+    )
+    assert stats.metric_columns(runs, []) == ["elapsed_s"]

@@ -33,6 +33,13 @@ def paper_number_inputs(wildcards):
         "variants": "config/tcp_variants.yaml",
     }
     inputs.update({f"stats_{n}": f"{RESULTS}/stats/{n}.csv" for n in SCENARIOS})
+    # every simulated and emulated run table: how many of their runs the archive gave
+    inputs["run_tables"] = [
+        t
+        for n in SCENARIOS
+        for t in backend_tables_of(n)
+        if Path(t).parent.name in pn.ARCHIVED_BACKENDS
+    ]
     if trace_paths():
         inputs["traces"] = f"{RESULTS}/traces/summary.csv"
     if mininet_scenarios():

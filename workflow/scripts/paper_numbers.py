@@ -9,6 +9,7 @@ import pandas as pd
 
 from emusim import paper_numbers as pn
 from emusim import profiles, script_log, studies, variants
+from emusim.collect import ARCHIVE_COLUMN
 
 log = script_log.setup(snakemake)  # noqa: F821
 inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
@@ -37,7 +38,9 @@ def runs(name: str) -> pd.DataFrame | None:
         return None
     paths = inp[name]
     paths = [paths] if isinstance(paths, str) else list(paths)
-    return pd.concat([pd.read_csv(p) for p in paths], ignore_index=True) if paths else None
+    # a revision of digits only must stay a string (0000000, not 0)
+    read = [pd.read_csv(p, dtype={ARCHIVE_COLUMN: str}) for p in paths]
+    return pd.concat(read, ignore_index=True) if paths else None
 
 
 def path(name: str) -> str | None:
@@ -70,6 +73,7 @@ numbers = pn.merge(
     pn.comparison_numbers(table("summary"), params.scenarios, params.profiles),
     pn.selfcheck_numbers(table("selfcheck")),
     pn.emulation_design_numbers(params.emulation_design, params.repeat_deterministic),
+    pn.archive_numbers(runs("run_tables")),
     {"Scale": pn.text(params.scale), "BackendsRun": pn.text(", ".join(params.backends))},
     pn.variant_registry_numbers(variants.registry(Path(inp.variants))),
     # each study's own (emusim.studies: its numbers.paper_numbers), in the paper's order
