@@ -163,6 +163,10 @@ def test_each_run_records_the_senders_recovery_counters(study):
         assert counters["TCPDSACKRecv"] <= m["retransmissions"], r["point"]
         if r["params"]["loss"] == "0":
             assert counters["TCPSackRecovery"] == 0 or m["link_dropped_forward"] > 0, r["point"]
+            # one FIFO path and no loss: nothing arrives out of order, so Linux sees no
+            # reordering (what the ns-3 model assumes everywhere, RackReoWindowUs)
+            reorder = ("TCPSACKReorder", "TCPTSReorder", "TCPRenoReorder")
+            assert [counters[name] for name in reorder] == [0, 0, 0], r["point"]
         else:
             probes += counters["TCPLossProbes"]
     assert probes > 0  # tail loss probes are on

@@ -12,11 +12,14 @@ from emusim.linux.hosts import HostError, Hosts, counters, finish_json, start_se
 RECOVERY_COUNTERS = (
     "TCPLossProbes", "TCPLossProbeRecovery", "TCPLostRetransmit", "TCPSackRecovery",
     "TCPTimeouts", "TCPFullUndo", "TCPPartialUndo", "TCPLossUndo", "TCPDSACKUndo",
-    "TCPSpuriousRTOs", "TCPDSACKRecv",
+    "TCPSpuriousRTOs", "TCPDSACKRecv", "TCPSACKReorder", "TCPTSReorder", "TCPRenoReorder",
 )  # fmt: skip
 """The sender's loss-recovery counters (/proc/net/netstat, include/uapi/linux/snmp.h) a TCP
 blast records: probes, lost retransmissions, recoveries, timeouts, undos and D-SACKs, the
-mechanisms the ns-3 model has or lacks (docs/linux-cc.md)."""
+mechanisms the ns-3 model has or lacks (docs/linux-cc.md); and the reordering Linux believed it
+saw (tcp_check_sack_reordering and tcp_check_reno_reordering count one of the three each time
+they raise `tp->reord_seen`), which the ns-3 model takes to be none (RACK's reordering window,
+sim/ns3/model/tcp-linux-socket-loss.cc, RackReoWindowUs)."""
 
 CLIENT_EXIT_OK = (0, 3)
 """tcpblast client's exit statuses with a result: done, or stopped by its time cap."""
