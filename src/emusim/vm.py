@@ -53,6 +53,13 @@ BOOT_DIR = Path("/boot")
 MODULES_DIR = Path("/lib/modules")
 SETUP_HINT = "install it with `tools/setup vm` (Debian packages of tools/apt/vm.txt)"
 DEFAULT_TIMEOUT_S = 900.0
+DILATED_WALL_FACTOR = 4.0
+"""In dilated time a VM's limit is on its CPU seconds, its cost, which other work on the host
+does not inflate (a VM given half a core takes twice the wall time, and in dilated time gives
+the same results). A VM that stalls without using the CPU is stopped at this many times the
+limit in wall seconds: a host oversubscribed 4-fold still finishes."""
+LIMIT_PERIOD_S = 5.0
+"""How often the limit's watch reads the VM's CPU time."""
 DEFAULT_MEMORY_MB = 1024
 DEFAULT_CPUS = 1
 """One vCPU: icount runs a single one (and, in real time, one forwarded faster than two)."""
@@ -311,6 +318,40 @@ def vng_command(
     return [*argv, "--exec", clocked(script)]
 
 
+class _Limit:
+    """Stops a process group (`_stop`) at its limit: ``limit_s`` wall seconds, or, with
+    ``cpu``, ``limit_s`` CPU seconds of the group (`group_cpu_s`) and DILATED_WALL_FACTOR times
+    as many wall seconds. ``reason`` says which was reached, None while neither was."""
+
+    def __init__(
+        self, proc: subprocess.Popen, limit_s: float, cpu: bool, period_s: float = LIMIT_PERIOD_S
+    ) -> None:
+        self.proc, self.limit_s, self.cpu, self.period_s = proc, limit_s, cpu, period_s
+        self.wall_limit_s = limit_s * (DILATED_WALL_FACTOR if cpu else 1.0)
+        self.reason: str | None = None
+        self._start = time.monotonic()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while True:
+            wall_left = self._start + self.wall_limit_s - time.monotonic()
+            if self._done.wait(max(0.0, min(self.period_s, wall_left))):
+                return
+            if time.monotonic() - self._start >= self.wall_limit_s:
+                self.reason = f"took longer than {self.wall_limit_s:g} s"
+            elif self.cpu and (group_cpu_s(self.proc.pid) or 0.0) > self.limit_s:
+                self.reason = f"used more than {self.limit_s:g} CPU-seconds"
+            if self.reason is not None:
+                _stop(self.proc)
+                return
+
+    def cancel(self) -> None:
+        self._done.set()
+        self._thread.join()
+
+
 def _stop(proc: subprocess.Popen) -> None:
     """Stop the VM: vng and the QEMU it started share the process group we gave them."""
     try:
@@ -345,7 +386,8 @@ def run_in_vm(
     time of a TCG guest (default: `icount_requested`; None runs it in real time);
     ``on_start`` gets the VM's process group (`group_cpu_s` reads its CPU time). Raises
     VMError if virtme-ng, QEMU, busybox or the kernel is missing, and VMTimeout (after
-    stopping the VM) if it runs longer than ``timeout_s``.
+    stopping the VM) if it runs longer than ``timeout_s``: in dilated time, if it uses more
+    than ``timeout_s`` CPU seconds or runs DILATED_WALL_FACTOR times as long.
     """
     kernel = find_kernel(release)
     if not os.access(kernel.image, os.R_OK):
@@ -380,14 +422,8 @@ def run_in_vm(
     )
     if on_start is not None:
         on_start(proc.pid)
-    timed_out = threading.Event()
-
-    def on_timeout() -> None:
-        timed_out.set()
-        _stop(proc)
-
-    timer = threading.Timer(timeout_s, on_timeout)
-    timer.start()
+    # in dilated time the limit is the VM's CPU time (DILATED_WALL_FACTOR)
+    limit = _Limit(proc, timeout_s, cpu=shift is not None)
     lines = []
     stamps: list[tuple[float, float]] = []  # (guest clock, host clock) at the clock lines
     try:
@@ -406,12 +442,12 @@ def run_in_vm(
                 on_line(line.rstrip("\n"))
         returncode = proc.wait()
     finally:
-        timer.cancel()
+        limit.cancel()
         if proc.poll() is None:
             _stop(proc)
     output = "".join(lines)
-    if timed_out.is_set():
-        raise VMTimeout(f"the VM running {command!r} took longer than {timeout_s:g} s", output)
+    if limit.reason is not None:
+        raise VMTimeout(f"the VM running {command!r} {limit.reason}", output)
     cpu_s = group_cpu_s(proc.pid, final=True)
     guest_s = dilation = None
     if len(stamps) >= 2:

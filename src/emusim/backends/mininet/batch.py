@@ -359,15 +359,18 @@ def compose_batch(run_files: list[str], current: dict | None) -> dict | None:
 
 
 VM_HOST_S_PER_BUSY_GUEST_S = 10.0
-"""Host seconds a dilated guest may take per second of a busy link: measured 2.5 on an idle
-machine and 8 on a machine loaded 3-fold (docs/mininet.md, "Cost"); the VM's time limit
-allows 10."""
+"""Host seconds a dilated guest may take per second of a busy link: measured 5.2-8.2 CPU-seconds
+(docs/mininet.md, "Cost"); the VM's limit allows 10."""
 
 
 def vm_timeout_s(plan: dict) -> float:
-    """The host's time limit for a batch's VM: boot, setup and the self-check (1800 s), and
-    per run 600 s plus its link's busy time (what the workload puts on the wire) at
-    VM_HOST_S_PER_BUSY_GUEST_S. In real time (no icount) a run may also last to its cap."""
+    """The host's limit for a batch's VM: boot, setup and the self-check (1800 s), and per run
+    600 s plus its link's busy time (what the workload puts on the wire) at
+    VM_HOST_S_PER_BUSY_GUEST_S. In dilated time these are the VM's CPU seconds, which other
+    work on the host does not inflate (`emusim.vm.DILATED_WALL_FACTOR`: a limit on wall time
+    failed a 1 GB lossy-link batch on a host running four jobs on two cores, at 6149 s, two
+    runs of three made). In real time (no icount) they are wall seconds, and a run may also
+    last to its cap."""
     rate = plan["topology"]["rate_bps"]
     busy = 0.0
     for run in plan["runs"]:
