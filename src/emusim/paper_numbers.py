@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from emusim import constants as c
+from emusim.archive import IDENTITY
 from emusim.backends import HARDWARE as HARDWARE_BACKEND
 from emusim.backends import MODELS
 from emusim.backends.mininet.calibration import DELAY_TOLERANCE_REL
@@ -297,7 +298,7 @@ def emulation_design_numbers(design: Mapping | None, repeat_deterministic: bool)
 
 
 #: The backends whose runs the run archive can hold (docs/archive.md).
-ARCHIVED_BACKENDS = ("ns3", "mininet")
+ARCHIVED_BACKENDS = tuple(IDENTITY)
 
 #: Digits of a git revision the paper shows.
 REVISION_DIGITS = 7
