@@ -41,6 +41,8 @@ LinuxRunFacts(Ptr<const TcpBlastClient> client, std::string& status)
         ", \"TCPFullUndo\": " + std::to_string(socket->GetFullUndos()) +
         ", \"rack_marked_lost\": " + std::to_string(socket->GetRackMarkedLost()) +
         ", \"rack_reorder_timeouts\": " + std::to_string(socket->GetRackReoTimeouts()) + "}";
+    // times TCP small queues held the sender back (no kernel counter has this)
+    facts += ", \"tsq_throttles\": " + std::to_string(socket->GetTsqThrottles());
     if (ran != asked)
     {
         status = "other-algorithm";

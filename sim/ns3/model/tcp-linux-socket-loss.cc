@@ -840,9 +840,10 @@ TcpLinuxSocket::SendLossProbe()
     m_inProbe = true;
     if (unsent > 0)
     {
-        // a new segment, whatever cwnd, if the peer's window has room for it (tcp_snd_wnd_test)
+        // a new segment, whatever cwnd, if the peer's window has room for it (tcp_snd_wnd_test);
+        // it goes through tcp_write_xmit, so TCP small queues may hold it back: then no probe
         const uint32_t size = std::min(mss, unsent);
-        if (high + size <= m_txBuffer->HeadSequence() + m_rWnd.Get())
+        if (high + size <= m_txBuffer->HeadSequence() + m_rWnd.Get() && !TsqHeld())
         {
             sent = SendDataPacket(high, size, true);
             if (m_tcb->m_nextTxSequence < high + sent)

@@ -225,6 +225,13 @@ TcpLinuxSocket::GetTypeId()
                           "(tcp_frto = 2; tcp_process_loss)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_frtoEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("SmallQueues",
+                          "Hold the socket's packets waiting in its host to "
+                          "tcp_small_queue_check's limit, as Linux does since 3.6 (TCP small "
+                          "queues; tcp_output.c:2528-2571)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpLinuxSocket::m_smallQueues),
                           MakeBooleanChecker());
     return tid;
 }
@@ -268,7 +275,8 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_tlp(sock.m_tlp),
       m_undo(sock.m_undo),
       m_frtoEnabled(sock.m_frtoEnabled),
-      m_dsack(sock.m_dsack)
+      m_dsack(sock.m_dsack),
+      m_smallQueues(sock.m_smallQueues)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
     m_tcb->TraceConnectWithoutContext("CongState",
@@ -279,6 +287,7 @@ TcpLinuxSocket::~TcpLinuxSocket()
 {
     TcpLostOnlyRetransmission::Set(PeekPointer(m_txBuffer), false);
     ShareFacts(false);
+    TsqUnfollowHost();
     m_reoEvent.Cancel();
     m_ptoEvent.Cancel();
 }
@@ -384,6 +393,7 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
         SetRetxThresh(tcp_linux::NO_DUPACK_THRESHOLD);
         TcpLostOnlyRetransmission::Set(PeekPointer(m_txBuffer), true);
     }
+    TsqFollowHost();
     const bool rtoWasPending = m_retxEvent.IsPending();
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
     if (sent == 0)

@@ -16,11 +16,14 @@
 #include "ns3/ipv4-end-point.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-interface.h"
+#include "ns3/queue-item.h"
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-socket-base.h"
 
 #include <map>
+#include <unordered_map>
+#include <vector>
 
 namespace ns3
 {
@@ -137,6 +140,23 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     :227-262); when the application has read everything, a pending ACK goes out at once
  *     (__tcp_cleanup_rbuf, net/ipv4/tcp.c). ns-3 sets no PSH; PeerPushesEverySegment (off)
  *     takes every full segment as pushed, which acknowledges every segment.
+ * - **TCP small queues** (SmallQueues, off by default; Linux >= 3.6, always on): the socket
+ *   sends no more while its packets waiting in the host (queue disc and device, until their
+ *   transmission starts: the emulation's HTB hands them to the veth then, which orphans them)
+ *   hold more than max(2 truesize, sk_pacing_rate >> 10) bytes, capped at
+ *   tcp_limit_output_bytes = 1 MiB unless the socket paces, unless at most one segment is
+ *   unacknowledged (tcp_small_queue_check, tcp_output.c:2528-2571; called by tcp_write_xmit,
+ *   :2711, for new data and a probe's). A packet charges its truesize: 1280 bytes of
+ *   fast-clone head (SKB_TRUESIZE of the kmalloc-1k head tcp_stream_alloc_skb takes for
+ *   MAX_TCP_HEADER, net/ipv4/tcp.c:868-877) plus its payload, copied into a page fragment
+ *   (skb_copy_to_page_nocache adds it). sk_pacing_rate is tcp_update_pacing_rate's
+ *   (tcp_input.c:916-946): mss x max(cwnd, packets_out) / srtt x 200 % below half ssthresh,
+ *   120 % above; ns-3's own rate when ns-3 paces (TcpBbr). When a charged packet leaves
+ *   (PhyTxBegin, or a drop in the queue disc or device) and the socket was held back, it sends
+ *   again at once (tcp_wfree's tasklet, tcp_tsq_handler, tcp_tsq_write: tcp_output.c:1011-1045,
+ *   1140-1180). Not modelled: a retransmission's doubled limit (tcp_xmit_retransmit_queue, :3419;
+ *   ns-3 retransmits through the same window) and a pure ACK's charge (a bulk sender sends
+ *   none).
  * - **RACK** (Rack, off by default; tcp_recovery.c, Linux's default tcp_recovery = 1): loss
  *   is detected by send time instead of by counting duplicate ACKs.
  *   - Send order: Linux orders two sends of the same microsecond by their end sequence
@@ -308,6 +328,26 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetFullUndos() const;
     /// @return D-SACK blocks this socket sent as a receiver (TCPDSACKOLDSENT + TCPDSACKOFOSENT)
     uint32_t GetDsacksSent() const;
+    /// @return times TCP small queues held the socket back (TSQ_THROTTLED set)
+    uint32_t GetTsqThrottles() const;
+    /**
+     * @brief tcp_small_queue_check's limit.
+     * @return bytes of truesize the host may hold of this socket's packets
+     */
+    uint64_t GetTsqLimitBytes() const;
+    /// @return bytes of truesize of this socket's packets the host holds now (sk_wmem_alloc - 1)
+    uint64_t GetTsqChargedBytes() const;
+    /**
+     * @brief An skb's truesize for a segment (class comment, "TCP small queues").
+     * @param payloadBytes the segment's payload
+     * @return bytes
+     */
+    static uint32_t SkbTruesize(uint32_t payloadBytes);
+
+    /// fast-clone head of a TCP skb: SKB_TRUESIZE(704) = 704 + 256 + 320, bytes (class comment)
+    static constexpr uint32_t SKB_HEAD_TRUESIZE_B = 1280;
+    /// sysctl_tcp_limit_output_bytes = 16 x 65536 (net/ipv4/tcp_ipv4.c:3353)
+    static constexpr uint64_t TSQ_LIMIT_OUTPUT_B = 16 * 65536;
 
   protected:
     Ptr<TcpSocketBase> Fork() override;
@@ -320,6 +360,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
                       const Address& fromAddress,
                       const Address& toAddress) override;
     uint16_t AdvertisedWindowSize(bool scale = true) const override;
+    /// TcpSocketBase's, or 0 while TCP small queues hold the socket back.
+    uint32_t AvailableWindow() const override;
     /// ns-3's RTT history is not kept: the samples come from the segments' send times.
     void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override;
     void ProcessAck(const SequenceNumber32& ackNumber,
@@ -491,6 +533,34 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
                           uint16_t port,
                           Ptr<Ipv4Interface> incomingInterface);
 
+    /// @return tcp_small_queue_check: whether TCP small queues hold the next segment back
+    bool TsqHeld() const;
+    /// Follow the host's devices and queue discs, once, for TCP small queues.
+    void TsqFollowHost();
+    /// Stop following them.
+    void TsqUnfollowHost();
+    /**
+     * @brief A segment left the socket (its Tx trace): charge a data segment's truesize.
+     * @param packet the segment, without headers
+     * @param header its TCP header
+     * @param socket this socket
+     */
+    void TsqCharge(Ptr<const Packet> packet,
+                   const TcpHeader& header,
+                   Ptr<const TcpSocketBase> socket);
+    /**
+     * @brief A packet left the host or was dropped in it: take its charge back (tcp_wfree).
+     * @param packet the packet
+     */
+    void TsqRelease(Ptr<const Packet> packet);
+    /**
+     * @brief The queue disc dropped a packet.
+     * @param item the packet's item
+     */
+    void TsqQueueDiscDrop(Ptr<const QueueDiscItem> item);
+    /// tcp_tsq_handler: send what the window allows once the host has room.
+    void TsqWrite();
+
     /// The segment of m_segments holding a sequence number, or end().
     std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
 
@@ -558,6 +628,14 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     int32_t m_undoRetrans{-1};         //!< undo_retrans: retransmissions not yet D-SACKed
     uint32_t m_totalRetrans{0};        //!< total_retrans: segments retransmitted, probes too
     uint32_t m_dsackDups{0};           //!< dsack_dups: segments D-SACKed so far
+    bool m_smallQueues{false};         //!< TCP small queues (attribute)
+    bool m_tsqFollowing{false};        //!< the host's devices and queue discs are followed
+    std::vector<Ptr<Object>> m_tsqSources;          //!< what is followed, to let go of it
+    std::unordered_map<uint64_t, uint32_t> m_tsqCharged; //!< charge's tag -> its truesize
+    uint64_t m_tsqChargedBytes{0};     //!< their sum (sk_wmem_alloc less the socket's own 1)
+    mutable bool m_tsqHeld{false};     //!< TSQ_THROTTLED: held back, to send on a release
+    mutable uint32_t m_tsqThrottles{0}; //!< times held back
+    EventId m_tsqEvent;                //!< the pending TsqWrite
     uint32_t m_maxWindow{0};           //!< max_window: the largest window the peer offered
     bool m_ackDsack{false};            //!< the ACK: FLAG_DSACKING_ACK
     bool m_ackDsackTlp{false};         //!< the ACK: FLAG_DSACK_TLP

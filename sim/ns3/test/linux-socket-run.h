@@ -28,6 +28,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -159,6 +160,8 @@ struct RackRun
     Time spikeUntil;               //!< ... until then (20 ms again)
     Time spikeDelay;               //!< the delay meanwhile
     bool timestamps{true};         //!< the timestamp option on both ends
+    bool smallQueues{false};       //!< TCP small queues on the sender
+    std::function<void(NodeContainer&)> onSocket; //!< called once the socket exists
     std::vector<std::pair<Time, uint32_t>> cwnd;     //!< the window's changes, bytes
     std::vector<std::pair<Time, uint32_t>> ssthresh; //!< the threshold's changes, bytes
 
@@ -301,6 +304,7 @@ struct RackRun
         Config::SetDefault("ns3::TcpLinuxSocket::WindowGrowthLimit",
                            UintegerValue(windowGrowthLimit));
         Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+        Config::SetDefault("ns3::TcpLinuxSocket::SmallQueues", BooleanValue(smallQueues));
 
         Ptr<ErrorModel> reverse = blackout;
         if (!reverse)
@@ -344,6 +348,10 @@ struct RackRun
                 +[](Ptr<Socket> sock, uint32_t n) { sock->Send(Create<Packet>(n * MSS)); },
                 s,
                 laterSegments);
+        }
+        if (onSocket)
+        {
+            onSocket(nodes);
         }
         s->Bind();
         Simulator::ScheduleNow(

@@ -64,9 +64,14 @@ def test_command_of_a_lossy_point(tmp_path):
     # the profile's other settings stay: its 200 ms RTO, its buffers
     assert _arg(cmd, "ns3::TcpSocketBase::MinRto") == "200ms"
     assert _arg(cmd, "ns3::TcpSocket::RcvBufSize") == "2097152"
-    # TCP small queues as pacing at the payload rate of back-to-back full frames:
-    # 10^8 x 1448 / 1538 = 94 148 244.47 bit/s, rounded down
-    assert _arg(cmd, "ns3::TcpSocketState::MaxPacingRate") == "94148244bps"
+    # TCP small queues: the socket's own model, and no pacing in its place
+    assert _arg(cmd, "ns3::TcpLinuxSocket::SmallQueues") == "true"
+    assert not [a for a in cmd if a.startswith("--ns3::TcpSocketState::")]
+    # linux-6.1-wan keeps the stand-in, pacing at the payload rate of back-to-back full
+    # frames: 10^8 x 1448 / 1538 = 94 148 244.47 bit/s, rounded down
+    wan = ns3.command("lossy-link", s, s.point("delay_ms=10+loss=0.05+variant=htcp"),
+                      profiles.get("linux-6.1-wan"), 1, 0.0)  # fmt: skip
+    assert _arg(wan, "ns3::TcpSocketState::MaxPacingRate") == "94148244bps"
     assert "--dropMode=off" not in cmd  # the 2001 dropper is not part of this program
 
 
@@ -93,7 +98,7 @@ def test_a_loss_free_transfer(ns3_programs):
     # no faster than 691 full frames back to back plus one round trip of 2 x 10 ms
     assert m["elapsed_s"] > 691 * 1538 * 8 / 1e8 + 0.020
     assert m["link_dropped_forward"] == m["link_dropped_reverse"] == 0
-    assert m["retransmissions"] == 0  # the sender never overflows its own queue (pacing)
+    assert m["retransmissions"] == 0  # the sender never overflows its own queue (TSQ)
     # every data segment crossed the middle link: 691 + SYN + FIN
     assert m["link_packets_forward"] == 693
     assert out["ns3"]["congestion_control"] == "ns3::TcpLinuxCongestion"
@@ -135,10 +140,12 @@ def test_yeah_at_a_paper_cell_runs_where_ns3s_own_class_dies(ns3_programs):
     assert out["status"] == "timeout" and out["metrics"]["rto_timeouts"] > 0
     assert out["metrics"]["bytes_delivered"] > 0
     # (with ns-3's own PRR, as ns3-default has it: that is the one that sets cwnd 0; linux-6.1
-    # uses Linux's tcp_cwnd_reduction, TcpLinuxPrrRecovery)
+    # uses Linux's tcp_cwnd_reduction, TcpLinuxPrrRecovery; and with pacing, whose rate of 0
+    # is the divisor: linux-6.1 models TCP small queues instead since 28 November)
     own = _command(ns3_programs, point, scale="paper",
                    **{"ns3::TcpL4Protocol::SocketType": "ns3::TcpYeah",
-                      "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery"})  # fmt: skip
+                      "ns3::TcpL4Protocol::RecoveryType": "ns3::TcpPrrRecovery",
+                      "ns3::TcpSocketState::EnablePacing": "true"})  # fmt: skip
     proc = subprocess.run(own, capture_output=True, text=True)
     assert proc.returncode == -signal.SIGFPE, "ns-3's TcpYeah no longer dies: is it fixed?"
 

@@ -257,8 +257,8 @@ def link_args(point: Point, link_rate_bps: float) -> list[str]:
 
 
 PAYLOAD_LINE_RATE = "{payload_line_rate_bps}"
-"""Placeholder a profile's attribute value may hold (the linux-6.1 profile's pacing rate, its
-model of TCP small queues): the rate at which full segments leave the sender's link, payload
+"""Placeholder a profile's attribute value may hold (the linux-6.1-wan profile's pacing rate, its
+stand-in for TCP small queues): the rate at which full segments leave the sender's link, payload
 bytes only, rate x 1448 / 1538, rounded down so that pacing never outruns the link."""
 
 

@@ -1,0 +1,105 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * TestSuite emusim-tcp-linux-tsq: TcpLinuxSocket's TCP small queues (tcp_small_queue_check of
+ * Linux 6.1.192) against the host's queue worked out by hand from the source.
+ */
+
+#include "linux-socket-run.h"
+
+#include "ns3/test.h"
+
+using namespace ns3;
+using namespace ns3::linux_socket_test;
+
+namespace
+{
+
+/**
+ * truesize of a full segment's skb: the kmalloc-1k head of tcp_stream_alloc_skb, SKB_TRUESIZE
+ * (1024 - 320) = 704 + SKB_DATA_ALIGN(sizeof(struct sk_buff) = 232) = 256 + 320, and the
+ * 1448 bytes of payload: 2728.
+ */
+class TsqTruesizeTestCase : public TestCase
+{
+  public:
+    TsqTruesizeTestCase()
+        : TestCase("TSQ: a full segment's skb charges 2728 bytes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(TcpLinuxSocket::SkbTruesize(MSS), 704 + 256 + 320 + 1448, "truesize");
+    }
+};
+
+/**
+ * The first flight over a 20 ms link at 100 Mb/s (from the handshake's end, 40 ms, to the
+ * first ACK of data, 80 ms). After the handshake srtt is its round trip, about 40 ms, cwnd 10
+ * and ssthresh unset, so sk_pacing_rate = 1448 B x 200 % x 10 / 40 ms = 724 kB/s, whose
+ * 1/1024 s is 707 bytes: the limit is 2 truesize, 5456 bytes. The socket sends while its
+ * charge plus one is at most that: at 0 and 2728 bytes, not at 5456. The first segment finds
+ * the link idle and leaves at once; from then on two segments are in the host when each
+ * transmission starts (the one starting and the next), never more, and the rest of the window
+ * waits in the socket. Everything arrives, with no retransmission.
+ */
+class TsqFirstFlightTestCase : public TestCase
+{
+  public:
+    TsqFirstFlightTestCase()
+        : TestCase("TSQ: two segments in the host during the first flight, the rest held")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        RackRun run;
+        run.smallQueues = true;
+        uint64_t mostCharged = 0;
+        uint64_t limitThen = 0;
+        run.onSocket = [&run, &mostCharged, &limitThen](NodeContainer& nodes) {
+            // connected before the socket follows the device, so it sees each packet still
+            // charged as its transmission starts
+            nodes.Get(0)->GetDevice(0)->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeCallback(
+                    +[](RackRun* r, uint64_t* most, uint64_t* limit, Ptr<const Packet>) {
+                        // the first ACK of data comes at 80 ms
+                        if (Simulator::Now() < MilliSeconds(75))
+                        {
+                            *most = std::max(*most, r->socket->GetTsqChargedBytes());
+                            *limit = r->socket->GetTsqLimitBytes();
+                        }
+                    })
+                    .Bind(&run, &mostCharged, &limitThen));
+        };
+        run.Go(drop, 10, true);
+        NS_TEST_EXPECT_MSG_EQ(limitThen, 2 * TcpLinuxSocket::SkbTruesize(MSS), "2 truesize");
+        NS_TEST_EXPECT_MSG_EQ(mostCharged, 2 * TcpLinuxSocket::SkbTruesize(MSS), "two in the host");
+        NS_TEST_EXPECT_MSG_GT(run.socket->GetTsqThrottles(), 0, "the socket was held back");
+        NS_TEST_EXPECT_MSG_EQ(run.sent.size(), 10, "each segment sent once");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 10 * MSS, "everything acknowledged");
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetTsqChargedBytes(), 0, "nothing left charged");
+        run.Done();
+    }
+};
+
+/// TestSuite emusim-tcp-linux-tsq.
+class TcpLinuxTsqTestSuite : public TestSuite
+{
+  public:
+    TcpLinuxTsqTestSuite()
+        : TestSuite("emusim-tcp-linux-tsq", Type::UNIT)
+    {
+        AddTestCase(new TsqTruesizeTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new TsqFirstFlightTestCase, TestCase::Duration::QUICK);
+    }
+};
+
+TcpLinuxTsqTestSuite g_tcpLinuxTsqTestSuite;
+
+} // namespace
