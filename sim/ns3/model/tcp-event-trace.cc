@@ -78,6 +78,15 @@ TcpEventTrace::WatchSocket(Ptr<Socket> base)
                                        MakeCallback(&TcpEventTrace::Ssthresh, this));
     socket->TraceConnectWithoutContext("RTO", MakeCallback(&TcpEventTrace::Rto, this));
     socket->TraceConnectWithoutContext("CongState", MakeCallback(&TcpEventTrace::State, this));
+    // TcpLinuxSocket only (as the emulation's trace of Linux has it)
+    socket->TraceConnectWithoutContext("ProbeTimer",
+                                       MakeCallback(&TcpEventTrace::ProbeTimer, this));
+}
+
+void
+TcpEventTrace::ProbeTimer(SequenceNumber32 una, double srttS)
+{
+    Write("pto", Segment(una), srttS);
 }
 
 void

@@ -72,6 +72,7 @@ class TcpEventTrace : public Object
     void Cwnd(uint32_t oldValue, uint32_t newValue);
     void Ssthresh(uint32_t oldValue, uint32_t newValue);
     void Rto(Time oldValue, Time newValue);
+    void ProbeTimer(SequenceNumber32 una, double srttS);
     void State(TcpSocketState::TcpCongState_t oldState, TcpSocketState::TcpCongState_t newState);
 
     std::ofstream m_out;            //!< the CSV file

@@ -827,6 +827,7 @@ void
 TcpLinuxSocket::SendLossProbe()
 {
     // tcp_send_loss_probe, tcp_output.c:2830-2888
+    m_probeTimerTrace(m_txBuffer->HeadSequence(), m_linuxRtt->GetSrttUsX8() / 8e6);
     if (m_tlpHighSeq != 0 || m_segments.empty())
     {
         RearmRto(false); // at most one probe outstanding

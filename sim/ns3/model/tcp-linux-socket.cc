@@ -232,7 +232,12 @@ TcpLinuxSocket::GetTypeId()
                           "queues; tcp_output.c:2528-2571)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_smallQueues),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            .AddTraceSource("ProbeTimer",
+                            "The tail loss probe's timer expired (tcp_send_loss_probe runs), "
+                            "whether or not a probe then goes out",
+                            MakeTraceSourceAccessor(&TcpLinuxSocket::m_probeTimerTrace),
+                            "ns3::TcpLinuxSocket::ProbeTimerCallback");
     return tid;
 }
 

@@ -20,6 +20,7 @@
 #include "ns3/rtt-estimator.h"
 #include "ns3/tcp-option-sack.h"
 #include "ns3/tcp-socket-base.h"
+#include "ns3/traced-callback.h"
 
 #include <map>
 #include <unordered_map>
@@ -328,6 +329,13 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetFullUndos() const;
     /// @return D-SACK blocks this socket sent as a receiver (TCPDSACKOLDSENT + TCPDSACKOFOSENT)
     uint32_t GetDsacksSent() const;
+    /**
+     * TracedCallback signature of ProbeTimer: the tail loss probe's timer expired.
+     * @param una the first unacknowledged sequence number
+     * @param srttS the smoothed RTT then, s
+     */
+    typedef void (*ProbeTimerCallback)(SequenceNumber32 una, double srttS);
+
     /// @return times TCP small queues held the socket back (TSQ_THROTTLED set)
     uint32_t GetTsqThrottles() const;
     /**
@@ -636,6 +644,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     mutable bool m_tsqHeld{false};     //!< TSQ_THROTTLED: held back, to send on a release
     mutable uint32_t m_tsqThrottles{0}; //!< times held back
     EventId m_tsqEvent;                //!< the pending TsqWrite
+    TracedCallback<SequenceNumber32, double> m_probeTimerTrace; //!< the probe timer expired
     uint32_t m_maxWindow{0};           //!< max_window: the largest window the peer offered
     bool m_ackDsack{false};            //!< the ACK: FLAG_DSACKING_ACK
     bool m_ackDsackTlp{false};         //!< the ACK: FLAG_DSACK_TLP

@@ -20,6 +20,12 @@ guest lists every kprobed function; file:line in linux-source-6.1 6.1.192):
   options.
 - ``rto``, kprobe on ``tcp_retransmit_timer`` (net/ipv4/tcp_timer.c:485): a retransmission
   timeout firing, with the timeout that expired (``icsk_rto``).
+- ``pto``, kprobe on ``tcp_send_loss_probe`` (net/ipv4/tcp_output.c:2830), which the write
+  timer calls when a tail loss probe's timeout expires (``tcp_write_timer_handler``,
+  net/ipv4/tcp_timer.c): whether or not a probe then goes out, with ``srtt_us`` (the timeout
+  was 2 srtt + 2 ms, in jiffies), ``tlp_high_seq`` (a probe still outstanding sends none), the
+  packets out, the window, and the socket's charge in its host and pacing rate, which TCP
+  small queues weigh before a probe of new data (``sk_wmem_alloc``, ``sk_pacing_rate``).
 - ``drop``, kprobe on ``kfree_skb_reason`` (net/core/skbuff.c:885, ``noinline``, so it
   also sees the packets ``kfree_skb_list_reason`` frees): a packet dropped by netfilter (the
   dropper's rule or module) or by a qdisc (netem's loss, a full queue), with its headers.
@@ -89,6 +95,10 @@ SOCKET_FIELDS = {
     "lost": "tcp_sock.lost_out",
     "sacked": "tcp_sock.sacked_out",
     "rto": "tcp_sock.inet_conn.icsk_rto",
+    "srtt": "tcp_sock.srtt_us",
+    "tlp_high": "tcp_sock.tlp_high_seq",
+    "wmem": "sock.sk_wmem_alloc.refs.counter",
+    "pacing_rate": "sock.sk_pacing_rate",
 }
 OTHER_FIELDS = {
     "dport": "sock_common.skc_dport",
@@ -190,12 +200,16 @@ def probe_definitions(fields: dict[str, Field], drop_reasons: dict[str, int], gr
         f"hdr=+{HEADER_FROM}(+{data}({skb})):x64[{HEADER_WORDS}]",
         "rto": f"p:{group}/rto tcp_retransmit_timer {head} {_fetch(f['una'], sk, 'una')} {win} "
         f"{rto} {_fetch(f['pout'], sk, 'pout')}",
+        "pto": f"p:{group}/pto tcp_send_loss_probe {head} {_fetch(f['una'], sk, 'una')} {win} "
+        f"{_fetch(f['pout'], sk, 'pout')} {_fetch(f['srtt'], sk, 'srtt')} "
+        f"{_fetch(f['tlp_high'], sk, 'tlp_high')} {_fetch(f['wmem'], sk, 'wmem')} "
+        f"{_fetch(f['pacing_rate'], sk, 'pacing_rate')}",
         "drop": f"p:{group}/drop kfree_skb_reason skb=$arg1:x64 reason=$arg2:u32 "
         f"dev=+0(+{f['skb_dev'].offset}($arg1)):string "
         f"pkt=+0(+{data}($arg1)):x64[{PACKET_WORDS}]",
     }
     ours = f"dport == {port_as_read(port)}"
-    filters = {f"{group}/{n}": ours for n in ("tx", "ack", "sack", "rto")}
+    filters = {f"{group}/{n}": ours for n in ("tx", "ack", "sack", "rto", "pto")}
     filters[f"{group}/drop"] = " || ".join(f"reason == {v}" for v in drop_reasons.values())
     filters.update({tp: f"dport == {port}" for tp in TRACEPOINTS})
     return Probes(group, kprobes, filters)

@@ -281,6 +281,9 @@ def convert(
             # follows before any transmission (one that ends otherwise was an old ACK's)
             sacks = sack_blocks(bytes(12) + packet_bytes(e.fields.get("hdr", "")))
             continue
+        elif name == "pto" and mss:
+            # the probe timer expired (whether a probe went out: the next tx): srtt, s
+            put(t, "pto", rel(e.int("una")) // mss, round(e.int("srtt") / 8e6, 9))
         elif name == "rto" and e.int("pout") > 0:
             # segment -1: the SYN's timeout, before any data
             segment = rel(e.int("una")) // mss if mss else -1
@@ -302,6 +305,7 @@ def convert(
         "acks": counts["ack"],
         "duplicate_acks": sum(1 for r in rows if r[1] == "ack" and r[3] == 1),
         "timeouts": counts["timeout"],
+        "probe_timeouts": counts["pto"],
         "state_changes": counts["state"],
         "recoveries": sum(1 for r in rows if r[1] == "state" and r[3] == 3),
         "losses": sum(1 for r in rows if r[1] == "state" and r[3] == 4),

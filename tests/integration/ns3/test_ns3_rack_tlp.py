@@ -72,6 +72,12 @@ def test_rack_tlp_resends_only_what_the_network_dropped(ns3_programs, cut, tmp_p
     retransmissions = run["metrics"]["retransmissions"]
     assert retransmissions > 500
     assert resent_undropped <= 0.03 * retransmissions, (resent_undropped, retransmissions)
+    # every probe went out when its timer expired (a pto row, as the emulation's trace has
+    # them); an expiry sends none with a probe outstanding or the host's queue full
+    expiries = trace[trace["event"] == "pto"]
+    assert counters["TCPLossProbes"] <= len(expiries), (counters, len(expiries))
+    # its value is srtt (s), and the timeout was 2 srtt + 2 ms at least: one jiffy or more
+    assert (expiries["value"] > 0).all() and (expiries["value"] < 1.0).all()
 
 
 def test_each_duplicate_delivery_is_dsacked(ns3_programs, cut, tmp_path):
@@ -92,4 +98,6 @@ def test_each_duplicate_delivery_is_dsacked(ns3_programs, cut, tmp_path):
 def test_without_rack_tlp_the_counters_stay_at_zero(ns3_programs, cut, tmp_path):
     run = _run(ns3_programs, cut, "linux-6.1-classic", tmp_path / "plain.csv")
     assert set(run["ns3"]["recovery_counters"].values()) == {0}
+    trace = tcptrace.read(tmp_path / "plain.csv")
+    assert not (trace["event"] == "pto").any()  # no probe timer without TLP
     assert run["metrics"]["rto_timeouts"] > 0

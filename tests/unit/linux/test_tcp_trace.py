@@ -52,10 +52,24 @@ def test_probes_from_the_guest_kernels_offsets(capture):
     """The kprobe_events lines the run defined follow from its BTF offsets (pure)."""
     meta, _ = capture
     fields = {n: Field(*v) for n, v in meta["offsets"].items()}
+    # the capture predates the pto probe: its members as the same kernel's BTF has them
+    # (read in the VM, 6.1.0-56-amd64, 28 November 2026)
+    fields.update({
+        "srtt": Field("tcp_sock.srtt_us", 13376, 0, 4),
+        "tlp_high": Field("tcp_sock.tlp_high_seq", 13120, 0, 4),
+        "wmem": Field("sock.sk_wmem_alloc.refs.counter", 2720, 0, 4),
+        "pacing_rate": Field("sock.sk_pacing_rate", 3648, 0, 8),
+    })  # fmt: skip
     group = meta["group"]
     probes = tcp_trace.probe_definitions(fields, meta["drop_reasons"], group, PORT)
+    pto = probes.kprobes.pop("pto")
     assert probes.kprobes == meta["kprobes"]
+    assert probes.filters.pop(f"{group}/pto") == probes.filters[f"{group}/tx"]
     assert probes.filters == meta["filters"]
+    assert pto.startswith(f"p:{group}/pto tcp_send_loss_probe sk=$arg1:x64 ")
+    for read in ("srtt=+1672($arg1):u32", "tlp_high=+1640($arg1):u32",
+                 "wmem=+340($arg1):u32", "pacing_rate=+456($arg1):u64"):  # fmt: skip
+        assert read in pto
     tx = probes.kprobes["tx"]
     assert tx.startswith(f"p:{group}/tx __tcp_transmit_skb sk=$arg1:x64 dport=+12($arg1):u16")
     # tcp_skb_cb sits in sk_buff.cb (offset 40): seq and end_seq as one 64-bit read at +40
@@ -259,6 +273,21 @@ def test_a_lost_syn_is_a_timeout_and_a_retransmission_without_a_tx_row():
     assert f["syn_sent"] == 2 and f["control_retransmissions"] == 1
     assert f["kernel_retransmits"] == 1 and f["retransmissions"] == 0
     assert f["fin_sent"] == 1 and f["tx"] == 1  # the FIN rode on the data
+
+
+def test_an_expired_probe_timer_is_a_pto_row_with_srtt():
+    """tcp_send_loss_probe ran: a pto row at the first unacknowledged segment, valued srtt in
+    seconds (srtt_us holds srtt x 8: 7600 is 950 µs), whether or not a probe went out."""
+    snap = "ssthresh=2147483647 cwnd=10 mss=1448"
+    lines = [
+        f"x-1 [000] 1.000000: tx: (f) sk=0x1 dport=516 seq=999 end=1000 flags=2 {snap}",
+        f"x-1 [000] 1.000010: tx: (f) sk=0x1 dport=516 seq=1000 end=3896 flags=16 {snap}",
+        "x-1 [000] 1.004000: pto: (f) sk=0x1 dport=516 una=2448 ssthresh=2147483647 cwnd=10 "
+        "pout=1 srtt=7600 tlp_high=0 wmem=1 pacing_rate=30480000",
+    ]
+    out = conv.convert(conv.parse(lines), PORT, 250)
+    assert (4_000_000, "pto", 1, 0.00095) in out.rows
+    assert out.facts["probe_timeouts"] == 1
 
 
 def test_probe_hits_and_misses():
