@@ -8,21 +8,17 @@
 
 #include "tcp-linux-socket.h"
 
-#include "ns3/log.h"
 #include "ns3/net-device.h"
 #include "ns3/node.h"
 #include "ns3/queue-disc.h"
 #include "ns3/simulator.h"
 #include "ns3/tag.h"
-#include "ns3/tcp-tx-buffer.h"
 #include "ns3/traffic-control-layer.h"
 
 #include <algorithm>
 
 namespace ns3
 {
-
-NS_LOG_COMPONENT_DEFINE("TcpLinuxSocketTsq");
 
 namespace
 {

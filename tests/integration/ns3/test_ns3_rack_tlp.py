@@ -76,7 +76,7 @@ def test_rack_tlp_resends_only_what_the_network_dropped(ns3_programs, cut, tmp_p
     # them); an expiry sends none with a probe outstanding or the host's queue full
     expiries = trace[trace["event"] == "pto"]
     assert counters["TCPLossProbes"] <= len(expiries), (counters, len(expiries))
-    # its value is srtt (s), and the timeout was 2 srtt + 2 ms at least: one jiffy or more
+    # its value is srtt in seconds: measured (the SYN gives the first sample), below a second
     assert (expiries["value"] > 0).all() and (expiries["value"] < 1.0).all()
 
 
