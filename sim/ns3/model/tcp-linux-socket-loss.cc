@@ -161,17 +161,12 @@ TcpLinuxSocket::RackMarkLost(bool& lostRetransmit)
     {
         return false;
     }
-    // usecs_to_jiffies rounds up; the timer wheel fires on the tick at which jiffies reach
-    // the expiry (a level-0 timer: at most 63 jiffies ahead, no slack)
-    const uint64_t jiffyNs = uint64_t{TcpLinuxRttEstimator::JIFFY_US} * 1000;
+    // usecs_to_jiffies rounds up; the timer runs on its wheel bucket's tick
     const uint64_t jiffies =
         (uint64_t{waitUs} + TIMEOUT_MIN_US + TcpLinuxRttEstimator::JIFFY_US - 1) /
         TcpLinuxRttEstimator::JIFFY_US;
-    const uint64_t nowNs = Simulator::Now().GetNanoSeconds();
-    const uint64_t fireNs = (nowNs / jiffyNs + jiffies) * jiffyNs;
     m_reoEvent.Cancel();
-    m_reoEvent =
-        Simulator::Schedule(NanoSeconds(fireNs - nowNs), &TcpLinuxSocket::RackReoTimeout, this);
+    m_reoEvent = Simulator::Schedule(DelayToTick(jiffies), &TcpLinuxSocket::RackReoTimeout, this);
     m_ptoEvent.Cancel(); // the reordering timer takes the probe's slot
     return true;
 }
@@ -192,9 +187,11 @@ TcpLinuxSocket::RackReoTimeout()
         }
         SendPendingData(m_connected); // tcp_xmit_retransmit_queue
     }
-    if (m_retxEvent.IsExpired() && !m_segments.empty())
+    // tcp_rearm_rto with the reordering timer pending: what is left of the RTO from the
+    // head's send, on the wheel's tick
+    if (m_retxEvent.IsExpired())
     {
-        m_retxEvent = Simulator::Schedule(m_rto, &TcpLinuxSocket::ReTxTimeout, this);
+        RearmRto(false);
     }
 }
 
@@ -740,13 +737,47 @@ TcpLinuxSocket::GetTlpRecoveries() const
     return m_tlpRecoveries;
 }
 
+namespace
+{
+/// LVL_CLK_SHIFT, LVL_BITS and LVL_DEPTH at HZ > 100 (kernel/time/timer.c:153-176)
+constexpr unsigned WHEEL_LVL_CLK_SHIFT = 3;
+constexpr unsigned WHEEL_LVL_BITS = 6;
+constexpr unsigned WHEEL_LVL_DEPTH = 9;
+
+/// LVL_START(n): the first delta, jiffies, that level n holds (kernel/time/timer.c:164)
+constexpr uint64_t
+WheelLevelStart(unsigned n)
+{
+    return ((uint64_t{1} << WHEEL_LVL_BITS) - 1) << ((n - 1) * WHEEL_LVL_CLK_SHIFT);
+}
+} // namespace
+
+uint64_t
+TcpLinuxSocket::WheelBucketJiffy(uint64_t clk, uint64_t jiffies)
+{
+    // calc_wheel_index and calc_index, kernel/time/timer.c:516-569: the wheel never runs a
+    // timer early, so it rounds the expiry up to its level's granularity, plus one: a timer
+    // less than 63 jiffies ahead runs one tick after its expiry, one less than 504 ahead on the
+    // next multiple of 8 jiffies after it, and so on (__run_timers runs a bucket when jiffies
+    // reach its expiry, kernel/time/timer.c:1996-2027)
+    unsigned level = 0;
+    while (level + 1 < WHEEL_LVL_DEPTH && jiffies >= WheelLevelStart(level + 1))
+    {
+        ++level;
+    }
+    const unsigned shift = level * WHEEL_LVL_CLK_SHIFT;
+    return (((clk + jiffies) >> shift) + 1) << shift;
+}
+
 Time
 TcpLinuxSocket::DelayToTick(uint64_t jiffies)
 {
-    // the timer wheel runs a timer on the tick at which jiffies reach its expiry
+    // the tick of the timer's bucket; the wheel's clock is jiffies when a timer is armed
+    // (forward_timer_base, kernel/time/timer.c:945-968)
     const int64_t jiffyNs = int64_t{TcpLinuxRttEstimator::JIFFY_US} * 1000;
     const int64_t nowNs = Simulator::Now().GetNanoSeconds();
-    return NanoSeconds((nowNs / jiffyNs + static_cast<int64_t>(jiffies)) * jiffyNs - nowNs);
+    const auto clk = static_cast<uint64_t>(nowNs / jiffyNs);
+    return NanoSeconds(static_cast<int64_t>(WheelBucketJiffy(clk, jiffies)) * jiffyNs - nowNs);
 }
 
 namespace

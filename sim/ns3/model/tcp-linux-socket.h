@@ -288,6 +288,16 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
      */
     TcpLinuxSocket(const TcpLinuxSocket& sock);
 
+    /**
+     * @brief The jiffy on whose tick Linux 6.1's timer wheel runs a timer armed `jiffies`
+     * ahead at wheel clock `clk` (calc_wheel_index: the expiry rounded up to the level's
+     * granularity, plus one).
+     * @param clk the wheel's clock (jiffies) when the timer is armed
+     * @param jiffies the timeout, jiffies
+     * @return the jiffy at which the timer runs
+     */
+    static uint64_t WheelBucketJiffy(uint64_t clk, uint64_t jiffies);
+
     ~TcpLinuxSocket() override;
 
     void SetRtt(Ptr<RttEstimator> rtt) override;
@@ -450,7 +460,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
      */
     void ProcessTlpAck(uint32_t ack, bool pureDuplicate);
     /**
-     * @brief Schedule a timer event on the tick `jiffies` from now (level-0 timer wheel).
+     * @brief The delay to the tick on which a timer armed `jiffies` from now runs.
      * @param jiffies the timeout, jiffies
      * @return the delay to that tick
      */

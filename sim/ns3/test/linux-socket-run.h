@@ -370,12 +370,14 @@ struct RackRun
     }
 };
 
-/// The tick on which a timer armed at `now` for `jiffies` fires: the timer wheel runs a
-/// level-0 timer when jiffies reach its expiry (ticks at whole jiffies of the clock).
+/// The tick on which a timer armed at `now` for `jiffies` (fewer than 63) fires: Linux 6.1's
+/// timer wheel files it one jiffy past its expiry so that it never runs early (calc_index,
+/// kernel/time/timer.c:516-531), and runs it when jiffies reach that (ticks at whole jiffies
+/// of the clock).
 inline Time
 TickAfter(Time now, int64_t jiffies)
 {
-    return JIFFY * (now.GetNanoSeconds() / JIFFY.GetNanoSeconds() + jiffies);
+    return JIFFY * (now.GetNanoSeconds() / JIFFY.GetNanoSeconds() + jiffies + 1);
 }
 
 } // namespace linux_socket_test

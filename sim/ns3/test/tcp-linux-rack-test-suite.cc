@@ -21,8 +21,9 @@ namespace
  * min_rtt / 4 (fewer than `reordering` = 3 SACKed, not in recovery: tcp_rack_reo_wnd,
  * tcp_recovery.c:9-20), RACK's RTT that of segment 3, so segment 2 is lost
  * rtt(3) + min_rtt / 4 after its send, i.e. min_rtt / 4 - (send(3) - send(2)) after the SACK
- * arrives; the timer adds TCP_TIMEOUT_MIN_US (2 ms), rounds up to jiffies and fires on the tick
- * (tcp_rack_mark_lost, :106-110), where recovery starts and segment 2 is retransmitted
+ * arrives; the timer adds TCP_TIMEOUT_MIN_US (2 ms), rounds up to jiffies and fires on the
+ * wheel's tick one jiffy past that (tcp_rack_mark_lost, :106-110; TimerWheelTestCase), where
+ * recovery starts and segment 2 is retransmitted
  * (tcp_rack_reo_timeout, :149-167). Without RACK the retransmission waits for the RTO.
  */
 class RackLoneHoleTestCase : public TestCase
@@ -167,7 +168,7 @@ class RackLostRetransmissionTestCase : public TestCase
  * A tail loss: the last three of ten segments (the initial window) are lost, so no ACK comes
  * after the one of segment 7. That ACK (three segments out) arms the probe timer for
  * 2 srtt + 2 ms in jiffies, before the RTO (tcp_schedule_loss_probe, tcp_output.c:2782-2805),
- * on the tick. With nothing new to send the probe retransmits segment 10
+ * on the wheel's tick one jiffy past that. With nothing new to send the probe retransmits segment 10
  * (tcp_send_loss_probe, :2852-2880); its SACK lets RACK mark 8 and 9 lost at once (sent
  * 2 srtt before it: far beyond min_rtt / 4), and recovery resends them. Without probes (RACK
  * alone) nothing comes back until the RTO.
@@ -363,6 +364,53 @@ class FrtoSpuriousTimeoutTestCase : public TestCase
     }
 };
 
+/**
+ * The timer wheel of Linux 6.1 (kernel/time/timer.c:516-569), worked by hand: a timer armed n
+ * jiffies ahead at wheel clock c, expiry e = c + n, lands in level L, the first with
+ * n < LVL_START(L + 1) = 63 << 3L, and runs on jiffy ((e >> 3L) + 1) << 3L. Level 0 (n < 63):
+ * one jiffy after its expiry; level 1 (63 <= n < 504): the next multiple of 8 after it; level 2
+ * (504 <= n < 4032): of 64. So a probe 1 jiffy ahead runs 1-2 jiffies later and an ACK in the
+ * next jiffy that re-arms it pushes it on again; the minimum RTO, 50 jiffies, runs at 51.
+ */
+class TimerWheelTestCase : public TestCase
+{
+  public:
+    TimerWheelTestCase()
+        : TestCase("Timer wheel: a timer runs on its bucket's jiffy, never before its expiry")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        struct Case
+        {
+            uint64_t clk;
+            uint64_t jiffies;
+            uint64_t runs;
+            const char* why;
+        };
+
+        const Case cases[] = {
+            {1000, 0, 1001, "expiry now: the next jiffy"},
+            {1000, 1, 1002, "a probe one jiffy ahead: two jiffies on"},
+            {1000, 50, 1051, "the minimum RTO, 200 ms: 51 jiffies"},
+            {1000, 62, 1063, "the last of level 0"},
+            {1000, 63, 1064, "level 1: 1063 rounded up to a multiple of 8"},
+            {1001, 63, 1072, "level 1: 1064 is a multiple of 8 and still one more"},
+            {1000, 250, 1256, "a one-second RTO: 1250 to the next multiple of 8"},
+            {1000, 503, 1504, "the last of level 1"},
+            {1000, 504, 1536, "level 2: 1504 to the next multiple of 64"},
+        };
+        for (const auto& c : cases)
+        {
+            NS_TEST_EXPECT_MSG_EQ(TcpLinuxSocket::WheelBucketJiffy(c.clk, c.jiffies),
+                                  c.runs,
+                                  c.why);
+        }
+    }
+};
+
 /// TestSuite emusim-tcp-linux-rack.
 class TcpLinuxRackTestSuite : public TestSuite
 {
@@ -370,6 +418,7 @@ class TcpLinuxRackTestSuite : public TestSuite
     TcpLinuxRackTestSuite()
         : TestSuite("emusim-tcp-linux-rack", Type::UNIT)
     {
+        AddTestCase(new TimerWheelTestCase, Duration::QUICK);
         AddTestCase(new RackLoneHoleTestCase, Duration::QUICK);
         AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
         AddTestCase(new TlpTailLossTestCase, Duration::QUICK);
