@@ -11,7 +11,9 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/tcp-header.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-socket-factory.h"
@@ -61,6 +63,14 @@ TcpBlastClient::GetTypeId()
                           TypeIdValue(TcpSocketBase::GetTypeId()),
                           MakeTypeIdAccessor(&TcpBlastClient::m_socketType),
                           MakeTypeIdChecker())
+            .AddAttribute("StartDelay",
+                          "Seconds from the application's start to its connect(), drawn once: "
+                          "a uniform draw over one jiffy places the connection at a random "
+                          "phase of the hosts' timer ticks, as a kernel's jiffies, running from "
+                          "its boot, do (the elapsed time runs from connect())",
+                          StringValue("ns3::ConstantRandomVariable[Constant=0.0]"),
+                          MakePointerAccessor(&TcpBlastClient::m_startDelay),
+                          MakePointerChecker<RandomVariableStream>())
             .AddTraceSource("Done",
                             "The server's reply arrived; the argument is the elapsed time",
                             MakeTraceSourceAccessor(&TcpBlastClient::m_doneTrace),
@@ -158,6 +168,20 @@ void
 TcpBlastClient::StartApplication()
 {
     NS_LOG_FUNCTION(this);
+    const double delayS = m_startDelay->GetValue();
+    NS_ABORT_MSG_IF(delayS < 0, "TcpBlastClient::StartDelay drew " << delayS << " s");
+    if (delayS > 0)
+    {
+        m_connectEvent = Simulator::Schedule(Seconds(delayS), &TcpBlastClient::Connect, this);
+        return;
+    }
+    Connect();
+}
+
+void
+TcpBlastClient::Connect()
+{
+    NS_LOG_FUNCTION(this);
     m_socket = CreateTcpSocketOfType(GetNode(), m_socketType);
     auto tcp = DynamicCast<TcpSocketBase>(m_socket);
     NS_ABORT_MSG_UNLESS(tcp, "TcpBlastClient needs a TcpSocketBase");
@@ -181,6 +205,7 @@ void
 TcpBlastClient::StopApplication()
 {
     NS_LOG_FUNCTION(this);
+    m_connectEvent.Cancel();
     if (m_socket)
     {
         m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());

@@ -12,6 +12,7 @@
 #include "ns3/application.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/socket.h"
 #include "ns3/tcp-socket-state.h"
 #include "ns3/traced-callback.h"
@@ -90,6 +91,9 @@ class TcpBlastClient : public Application
     void TraceCongState(TcpSocketState::TcpCongState_t oldState,
                         TcpSocketState::TcpCongState_t newState);
 
+    /// Open the connection (after the start delay)
+    void Connect();
+
     Address m_remote;                 //!< the server
     uint64_t m_writes;                //!< N, the number of writes
     uint32_t m_writeSize;             //!< S, bytes per write
@@ -106,6 +110,9 @@ class TcpBlastClient : public Application
     uint64_t m_fastRecoveries;        //!< entries into CA_RECOVERY
     TracedCallback<Time> m_doneTrace; //!< fired with the elapsed time when the reply arrives
     TracedCallback<Ptr<Socket>> m_socketTrace; //!< fired with the socket before connect()
+
+    Ptr<RandomVariableStream> m_startDelay; //!< seconds from the start to connect()
+    EventId m_connectEvent;                 //!< the delayed connect()
 };
 
 /**
