@@ -53,11 +53,45 @@ struct RunConfig
     uint32_t udpInFlight{32};    //!< UDP sender's send-buffer depth in datagrams
     double maxSimTimeS{100000};  //!< cap on simulated time
     std::string traceFile;       //!< TCP event trace CSV ("" = none; tcp workload only)
+    double freezePeriodS{0};     //!< what-if: the receiver's link freezes this often (0: never)
+    double freezeS{0};           //!< what-if: for this long each time
     emusim::LineArguments line;  //!< the links, queues and dropper
     emusim::RunArguments out;    //!< seed, run and output
 };
 
 using emusim::FormatNumber;
+
+/// Steps in which a freeze's channel delay counts down, s
+constexpr double FREEZE_STEP_S = 10e-6;
+
+/**
+ * What-if: the emulator's stalls in the simulator (docs/variants.md, "The slow cycle"). The
+ * emulation's ACKs stop for 2-5 ms every 128-140 ms with nothing dropped; here the receiver's
+ * link holds whatever it carries, both ways, from k × period to k × period + length and
+ * delivers it at the freeze's end, in order: a frame sent at t during a freeze gets the channel
+ * delay base + (end - t), set in 10 us steps (so it arrives up to 10 us after the end). Each
+ * freeze schedules the next one at its end.
+ * \param ch the receiver's channel
+ * \param baseDelay the channel's own delay
+ * \param start this freeze's start
+ * \param period the freezes' period
+ * \param length each freeze's length
+ */
+void
+Freeze(Ptr<PointToPointChannel> ch, Time baseDelay, Time start, Time period, Time length)
+{
+    for (Time t = start; t < start + length; t += Seconds(FREEZE_STEP_S))
+    {
+        const Time delay = baseDelay + start + length - t;
+        Simulator::Schedule(t - Simulator::Now(), [ch, delay]() {
+            ch->SetAttribute("Delay", TimeValue(delay));
+        });
+    }
+    Simulator::Schedule(start + length - Simulator::Now(), [=]() {
+        ch->SetAttribute("Delay", TimeValue(baseDelay));
+        Freeze(ch, baseDelay, start + period, period, length);
+    });
+}
 
 } // namespace
 
@@ -75,6 +109,10 @@ main(int argc, char* argv[])
     cmd.AddValue("udpInFlight", "UDP send-buffer depth in datagrams", cfg.udpInFlight);
     cmd.AddValue("maxSimTimeS", "cap on simulated seconds", cfg.maxSimTimeS);
     cmd.AddValue("traceFile", "TCP event trace CSV (tcp workload)", cfg.traceFile);
+    cmd.AddValue("freezePeriodS",
+                 "what-if: freeze the receiver's link every this many seconds",
+                 cfg.freezePeriodS);
+    cmd.AddValue("freezeS", "what-if: each freeze's length in seconds", cfg.freezeS);
     emusim::AddLineArguments(cmd, cfg.line);
     emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
@@ -90,6 +128,23 @@ main(int argc, char* argv[])
     Ptr<Node> receiver = line.GetReceiver();
     Ptr<DropperQueueDisc> dropper = line.GetDropper();
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    NS_ABORT_MSG_IF(cfg.freezePeriodS < 0 || cfg.freezeS < 0 ||
+                        (cfg.freezePeriodS > 0 && cfg.freezeS >= cfg.freezePeriodS),
+                    "--freezePeriodS=" << cfg.freezePeriodS << " --freezeS=" << cfg.freezeS
+                                       << ": a freeze must be shorter than its period");
+    if (cfg.freezePeriodS > 0 && cfg.freezeS > 0)
+    {
+        auto device = DynamicCast<PointToPointNetDevice>(receiver->GetDevice(0));
+        NS_ABORT_MSG_UNLESS(device, "the receiver's first device is not point-to-point");
+        auto channel = DynamicCast<PointToPointChannel>(device->GetChannel());
+        TimeValue baseDelay;
+        channel->GetAttribute("Delay", baseDelay);
+        Freeze(channel,
+               baseDelay.Get(),
+               Seconds(cfg.freezePeriodS),
+               Seconds(cfg.freezePeriodS),
+               Seconds(cfg.freezeS));
+    }
 
     const Ipv4Address receiverAddress = line.GetReceiverAddress();
     const uint16_t port = 1026;
