@@ -7,9 +7,9 @@ the emulator's stalls do."""
 import json
 import subprocess
 
-from emusim import tcptrace
-
 import pytest
+
+from emusim import tcptrace
 
 pytestmark = pytest.mark.ns3
 
