@@ -11,7 +11,6 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
-#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-header.h"
@@ -64,13 +63,14 @@ TcpBlastClient::GetTypeId()
                           MakeTypeIdAccessor(&TcpBlastClient::m_socketType),
                           MakeTypeIdChecker())
             .AddAttribute("StartDelay",
-                          "Seconds from the application's start to its connect(), drawn once: "
-                          "a uniform draw over one jiffy places the connection at a random "
-                          "phase of the hosts' timer ticks, as a kernel's jiffies, running from "
-                          "its boot, do (the elapsed time runs from connect())",
-                          StringValue("ns3::ConstantRandomVariable[Constant=0.0]"),
-                          MakePointerAccessor(&TcpBlastClient::m_startDelay),
-                          MakePointerChecker<RandomVariableStream>())
+                          "Time from the application's start to its connect(): a delay within "
+                          "one jiffy places the connection at another phase of the hosts' "
+                          "timer ticks (the elapsed time runs from connect()). A Time, not a "
+                          "random variable: one would take an automatic stream and shift the "
+                          "draws of every random variable made after it",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&TcpBlastClient::m_startDelay),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("Done",
                             "The server's reply arrived; the argument is the elapsed time",
                             MakeTraceSourceAccessor(&TcpBlastClient::m_doneTrace),
@@ -168,11 +168,9 @@ void
 TcpBlastClient::StartApplication()
 {
     NS_LOG_FUNCTION(this);
-    const double delayS = m_startDelay->GetValue();
-    NS_ABORT_MSG_IF(delayS < 0, "TcpBlastClient::StartDelay drew " << delayS << " s");
-    if (delayS > 0)
+    if (m_startDelay.IsStrictlyPositive())
     {
-        m_connectEvent = Simulator::Schedule(Seconds(delayS), &TcpBlastClient::Connect, this);
+        m_connectEvent = Simulator::Schedule(m_startDelay, &TcpBlastClient::Connect, this);
         return;
     }
     Connect();

@@ -12,7 +12,6 @@
 #include "ns3/application.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/socket.h"
 #include "ns3/tcp-socket-state.h"
 #include "ns3/traced-callback.h"
@@ -111,8 +110,8 @@ class TcpBlastClient : public Application
     TracedCallback<Time> m_doneTrace; //!< fired with the elapsed time when the reply arrives
     TracedCallback<Ptr<Socket>> m_socketTrace; //!< fired with the socket before connect()
 
-    Ptr<RandomVariableStream> m_startDelay; //!< seconds from the start to connect()
-    EventId m_connectEvent;                 //!< the delayed connect()
+    Time m_startDelay;      //!< from the start to connect()
+    EventId m_connectEvent; //!< the delayed connect()
 };
 
 /**
