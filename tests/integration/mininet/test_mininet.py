@@ -146,7 +146,10 @@ def test_baseline_reaches_line_rate(host_batch):
     results = host_batch[1]
     run = load_runs(results, "hostdrop")["mode=regular+every_n=0"]
     m = run["metrics"]
-    assert m["packets_dropped"] == 0 and m["retransmissions"] == 0
+    # nothing is dropped without a dropper; but this run is real time on the host's CPUs, where
+    # a busy host can reorder segments on the path and Linux then retransmits one that was
+    # never lost (CI on 28 November: one fast recovery, TCPSACKReorder 1, undone in part)
+    assert m["packets_dropped"] == 0 and m["retransmissions"] <= 3, m
     frac = line_rate_fraction(m["writes"], m["elapsed_s"], 100_000_000)
     lo, hi = THROUGHPUT_TOLERANCE
     # The shaper's limit holds whatever the load: no run is faster than the line rate. This run
