@@ -168,8 +168,8 @@ class RackLostRetransmissionTestCase : public TestCase
  * A tail loss: the last three of ten segments (the initial window) are lost, so no ACK comes
  * after the one of segment 7. That ACK (three segments out) arms the probe timer for
  * 2 srtt + 2 ms in jiffies, before the RTO (tcp_schedule_loss_probe, tcp_output.c:2782-2805),
- * on the wheel's tick one jiffy past that. With nothing new to send the probe retransmits segment 10
- * (tcp_send_loss_probe, :2852-2880); its SACK lets RACK mark 8 and 9 lost at once (sent
+ * on the wheel's tick one jiffy past that. With nothing new to send the probe retransmits
+ * segment 10 (tcp_send_loss_probe, :2852-2880); its SACK lets RACK mark 8 and 9 lost at once (sent
  * 2 srtt before it: far beyond min_rtt / 4), and recovery resends them. Without probes (RACK
  * alone) nothing comes back until the RTO.
  */
