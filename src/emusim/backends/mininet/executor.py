@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from emusim.backends import MININET
-from emusim.backends.mininet import tracing
+from emusim.backends.mininet import scheduling, tracing
 from emusim.backends.mininet.calibration import (
     LINUX_RMEM_MAX_DEFAULT_B,
     receive_window_scale,
@@ -185,9 +185,14 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
     spec = NetSpec(topo, plan["batch_id"], plan["delay_us"], caps.netem, setup)
     network = Network(spec)
     hosts = NamespaceHosts(network)
+    guest_scheduling = None
     if place == "vm":
         warm_tools()
         network.host_io_sources = frozenset(host_io_sources())
+        # one vCPU for every machine: the network and the receiver before the sender's
+        # application (docs/mininet.md, "One CPU for every machine")
+        guest_scheduling = scheduling.prioritise_softirqs()
+        hosts.realtime_roles = scheduling.REALTIME_ROLES
     with signals_raise():
         try:
             network.start()
@@ -213,6 +218,7 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
                     "netem_delay_wanted_us": network.netem_delay() if caps.netem else 0.0,
                     "calibration": calibration,
                     "host_io_sources": sorted(network.host_io_sources),
+                    "guest_scheduling": guest_scheduling,
                     "setup_s": round(time.monotonic() - t_start, 3),
                     "tools": _tool_versions(),
                     "variants": variant_facts,

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from emusim.backends.mininet.host import PORT, patient, tool
+from emusim.backends.mininet.scheduling import realtime_argv
 from emusim.linux.blast_output import parse_netstat
 from emusim.linux.hosts import HostError
 from emusim.linux.shaper import parse_qdisc_stats
@@ -62,6 +63,10 @@ class NamespaceHosts:
     port = PORT
     margin_s = MARGIN_S
 
+    realtime_roles: frozenset[str] = frozenset()
+    """Roles whose commands run at real-time priority (in the VM: emusim.backends.mininet.
+    scheduling, set by the executor)."""
+
     def __init__(self, network):
         self.network = network
         self.warmed: set[str] = set()
@@ -81,7 +86,10 @@ class NamespaceHosts:
 
     def start(self, role: str, argv: Sequence[str]) -> NamespaceProcess:
         argv = [str(a) for a in argv]
-        return NamespaceProcess(self.network.popen(role, argv), f"{role}: {argv[0]}")
+        what = f"{role}: {argv[0]}"
+        if role in self.realtime_roles:
+            argv = realtime_argv(argv)
+        return NamespaceProcess(self.network.popen(role, argv), what)
 
     def run(
         self, role: str, argv: Sequence[str], timeout_s: float, check: bool = True

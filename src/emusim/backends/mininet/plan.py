@@ -16,6 +16,7 @@ from pathlib import Path
 
 from emusim import runjson, workloads
 from emusim.backends import MININET
+from emusim.backends.mininet import scheduling
 from emusim.backends.mininet.host import capabilities
 from emusim.backends.mininet.topology import Topology, new_batch_id
 from emusim.linux import runner
@@ -312,14 +313,16 @@ def run_key(plan: dict, entry: dict, clock: dict, kernel_release: str | None) ->
     """A digest of everything that decides what one emulated run measures: the scenario's
     resolved topology and workload at its scale, the point, the repetition, the profile's
     socket, route and sysctl settings as they are now, the clock (dilated or real, icount
-    shift, guest CPU model) and the kernel. Two runs with the same key are the same
-    experiment; the archive restores a run only for its own key (docs/archive.md)."""
+    shift, guest CPU model), the guest's scheduling (emusim.backends.mininet.scheduling) and
+    the kernel. Two runs with the same key are the same experiment; the archive restores a run
+    only for its own key (docs/archive.md)."""
     facts = {name: plan[field] for name, field in RUN_KEY_PLAN_FIELDS.items()}
     facts |= {k: entry[k] for k in RUN_KEY_ENTRY_FIELDS}
     facts |= {
         "tcp_setup": dataclasses.asdict(tcp_setup(plan["profile"])),
         "clock": clock,
         "kernel_release": kernel_release,
+        "guest_scheduling": scheduling.for_clock(clock["clock"]),
     }
     text = json.dumps(facts, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -141,6 +141,7 @@ class BatchWriter:
                 "python": platform.python_version(),
                 "tools": self.caps.get("tools"),
                 "tcp_sysctls": self.caps.get("sender_sysctls"),
+                "guest_scheduling": self.caps.get("guest_scheduling"),
                 "git_revision": self.git,
                 "wall_s": obj["wall_s"],
                 # the clock the run was measured in, and how it ran against the host's
@@ -219,6 +220,7 @@ class BatchWriter:
             **self.clock,
             "vm_clock": self.vm_clock,
             "tcp_sysctls": self.caps.get("sender_sysctls"),
+            "guest_scheduling": self.caps.get("guest_scheduling"),
             "tools": self.caps.get("tools"),
             "selfcheck": self.selfcheck,
             "timings": {
