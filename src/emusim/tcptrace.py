@@ -16,6 +16,8 @@ What this module derives, each from the trace alone:
   dropper's count (1 … N; the N-th is dropped), so one sees which retransmissions fell on the
   dropped slot.
 - `summary`: counts and times: elapsed, RTO waiting time, timeouts by cause, mean window.
+- `ack_stalls`: the pauses of the ACK clock that no loss explains (an emulator's artefact when
+  it has any: docs/mininet.md, "One CPU for every machine").
 """
 
 from __future__ import annotations
@@ -110,6 +112,36 @@ def dropper_slots(trace: pd.DataFrame, every_n: int) -> pd.DataFrame:
             "is this a regular-dropper trace?"
         )
     return out
+
+
+ACK_STALL_S = 0.002
+"""A pause between two ACKs longer than this, with data outstanding, stops the ACK clock: on the
+2001 study's LAN a round trip is under 1 ms, and the delayed-ACK timer is 40 ms."""
+
+
+def ack_stalls(trace: pd.DataFrame, gap_s: float = ACK_STALL_S) -> pd.DataFrame:
+    """Every pause of more than `gap_s` between two ACKs while data was outstanding and none
+    of the outstanding segments (from the last ACK's segment to the highest sent) was
+    dropped: time the sender waited for an ACK that no loss delayed. Columns `t_s` (the last
+    ACK before the pause), `gap_s`, `outstanding` (segments)."""
+    dropped: set[int] = set()
+    highest, acked, last_ack = -1, 0, None
+    rows = []
+    for event, segment, t in trace[["event", "segment", "t_s"]].itertuples(index=False, name=None):
+        if event == "drop":
+            dropped.add(segment)
+        elif event == "tx":
+            highest = max(highest, segment)
+        elif event == "ack":
+            if (
+                last_ack is not None
+                and t - last_ack > gap_s
+                and highest >= acked
+                and not any(s in dropped for s in range(acked, highest + 1))
+            ):
+                rows.append((last_ack, t - last_ack, highest - acked + 1))
+            last_ack, acked = t, max(acked, segment)
+    return pd.DataFrame(rows, columns=["t_s", "gap_s", "outstanding"])
 
 
 def mean_cwnd_segments(trace: pd.DataFrame, segment_B: int = 1448) -> float:

@@ -147,3 +147,44 @@ def test_step_comparison_against_hand_values():
     assert row["median_abs_rel_diff"] == pytest.approx(0.125)
     assert row["max_abs_rel_diff"] == pytest.approx(0.25)
     assert row["parameter"] == steps[1].parameter
+
+
+# ACKs every 0.5 ms; segments 4-5 go out at 1.5 ms and their ACK comes 3.5 ms later with nothing
+# dropped (a stall of 3.5 ms); segment 8 is dropped and its ACK waits for a timer (4 ms, not a
+# stall); a 1.5-ms pause is under the threshold.
+STALL_TRACE = textwrap.dedent(
+    """\
+    time_ns,event,segment,value
+    0,tx,0,0
+    0,tx,1,0
+    500000,ack,2,0
+    500000,tx,2,0
+    500000,tx,3,0
+    1000000,ack,4,0
+    1500000,tx,4,0
+    1500000,tx,5,0
+    4500000,ack,6,0
+    4500000,tx,6,0
+    4500000,tx,7,0
+    4500000,tx,8,0
+    4600000,drop,8,0
+    5000000,ack,8,0
+    9000000,tx,8,1
+    9000000,ack,9,0
+    9000000,tx,9,0
+    10500000,ack,10,0
+    """
+)
+
+
+def test_ack_stalls_are_pauses_no_drop_explains(tmp_path):
+    path = tmp_path / "stall.csv"
+    path.write_text(STALL_TRACE)
+    stalls = tcptrace.ack_stalls(tcptrace.read(path))
+    # only the pause after the ACK at 1 ms: 3.5 ms with segments 4 and 5 out, none dropped
+    assert stalls["t_s"].tolist() == pytest.approx([0.001])
+    assert stalls["gap_s"].tolist() == pytest.approx([0.0035])
+    assert stalls["outstanding"].tolist() == [2]
+    # a threshold above 3.5 ms finds none; one under 1.5 ms finds the 1.5-ms pause too
+    assert tcptrace.ack_stalls(tcptrace.read(path), gap_s=0.004).empty
+    assert len(tcptrace.ack_stalls(tcptrace.read(path), gap_s=0.0012)) == 2
