@@ -142,6 +142,7 @@ def run_batch(
     if not plan["runs"]:
         out = compose_batch(run_files, None)
         if out is not None:
+            out = shard_record(out, shard)
             _write_batch(batch_path, out)
             log(f"mininet: {scenario.name}/{profile}: every run is there; wrote {batch_path} "
                 f"from {len(out['sessions'])} session record(s)")  # fmt: skip
@@ -167,7 +168,7 @@ def run_batch(
     if not writer.finished:
         raise BatchError("the batch ended before its last run (see the messages above)")
     session = writer.write_session(vm_elapsed)
-    out = compose_batch(run_files, session)
+    out = shard_record(compose_batch(run_files, session), shard)
     _write_batch(batch_path, out)
     log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
     return out
@@ -234,6 +235,12 @@ def realtime_lock(real_time: bool, path: Path = REALTIME_LOCK):
 def shard_path(results_dir: Path, scenario: str, profile: str, shard: Shard) -> Path:
     """A shard's record: batch.json's content for its share of the runs."""
     return Path(results_dir) / BACKEND / scenario / profile / "shards" / f"{shard}.json"
+
+
+def shard_record(out: dict, shard: Shard | None) -> dict:
+    """A batch record as its shard writes it: with ``shard`` ("I-of-N"), which `merge_shards`
+    checks; a whole batch's unchanged."""
+    return out if shard is None else {**out, "shard": str(shard)}
 
 
 def merge_shards(shard_files: list[Path], output: Path) -> dict:

@@ -14,7 +14,7 @@ from emusim import scenario as sc
 from emusim.backends.mininet import batch as batch_mod
 from emusim.backends.mininet import plan as plan_mod
 from emusim.backends.mininet import selfcheck
-from emusim.backends.mininet.batch import merge_shards, realtime_lock
+from emusim.backends.mininet.batch import compose_batch, merge_shards, realtime_lock, shard_record
 from emusim.backends.mininet.plan import BatchError, Shard, decide_place, make_plan
 
 
@@ -90,6 +90,28 @@ def test_merge_joins_run_files_and_keeps_every_sessions_check(tmp_path):
     # the latest session that made runs speaks for the batch; shard 2's failed check fails it
     assert out["batch_id"] == "bbbb"
     assert selfcheck.batch_row(out)["selfcheck"] == "failed: throughput"
+
+
+def test_records_the_shards_write_merge(tmp_path):
+    # each shard's record as run_batch writes it (compose_batch from its runs and session
+    # records, then shard_record): until 28 November the record had no "shard", and every
+    # merge of shards that ran failed ("found [None, None]")
+    paths = []
+    for i, bid in ((1, "aaaa"), (2, "bbbb")):
+        run = tmp_path / "r" / f"p{i}" / "run1.json"
+        run.parent.mkdir(parents=True)
+        run.write_text(json.dumps({"provenance": {"batch_id": bid}}))
+        session = _session(bid, f"2026-11-28T12:0{i}:00Z", 1, True)
+        session |= {"scenario": "s", "profile": "linux-6.1", "backend": "mininet"}
+        (tmp_path / "r" / "sessions").mkdir(exist_ok=True)
+        (tmp_path / "r" / "sessions" / f"{bid}.json").write_text(json.dumps(session))
+        record = shard_record(compose_batch([str(run)], None), Shard(i, 2))
+        paths.append(tmp_path / f"{i}-of-2.json")
+        paths[-1].write_text(json.dumps(record))
+    out = merge_shards(paths, tmp_path / "batch.json")
+    assert out["shards"] == 2 and [s["batch_id"] for s in out["sessions"]] == ["aaaa", "bbbb"]
+    # a whole batch's record is left as it is
+    assert shard_record({"run_files": []}, None) == {"run_files": []}
 
 
 def test_merge_refuses_a_missing_or_foreign_shard(tmp_path):
