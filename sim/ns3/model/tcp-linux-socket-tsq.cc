@@ -78,14 +78,13 @@ TcpLinuxSocket::SkbTruesize(uint32_t payloadBytes)
 }
 
 uint64_t
-TcpLinuxSocket::GetTsqLimitBytes() const
+TcpLinuxSocket::PacingRateBps() const
 {
     const uint64_t mss = m_tcb->m_segmentSize;
     uint64_t rateBps; // sk_pacing_rate, bytes per second
-    const bool paces = m_tcb->m_pacing;
-    if (paces)
+    if (m_tcb->m_pacing)
     {
-        // the socket paces (SK_PACING_NEEDED in Linux): its own rate, and no cap
+        // the socket paces (SK_PACING_NEEDED in Linux): its own rate
         rateBps = m_tcb->m_pacingRate.Get().GetBitRate() / 8;
     }
     else
@@ -103,6 +102,14 @@ TcpLinuxSocket::GetTsqLimitBytes() const
             rateBps /= srttUsX8;
         }
     }
+    return rateBps;
+}
+
+uint64_t
+TcpLinuxSocket::GetTsqLimitBytes() const
+{
+    const bool paces = m_tcb->m_pacing; // then no cap
+    const uint64_t rateBps = PacingRateBps();
     // the next skb: a whole segment in a bulk transfer
     uint64_t limit = std::max<uint64_t>(2 * SkbTruesize(m_tcb->m_segmentSize), rateBps >> 10);
     if (!paces)

@@ -233,6 +233,13 @@ TcpLinuxSocket::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_smallQueues),
                           MakeBooleanChecker())
+            .AddAttribute("GsoPush",
+                          "Send new data in GSO packets as tcp_write_xmit cuts them and set PSH "
+                          "on the last segment of each packet of two or more, as Linux does "
+                          "(__tcp_transmit_skb, tcp_output.c:1287-1296)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpLinuxSocket::m_gsoPush),
+                          MakeBooleanChecker())
             .AddTraceSource("ProbeTimer",
                             "The tail loss probe's timer expired (tcp_send_loss_probe runs), "
                             "whether or not a probe then goes out",
@@ -281,7 +288,8 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_undo(sock.m_undo),
       m_frtoEnabled(sock.m_frtoEnabled),
       m_dsack(sock.m_dsack),
-      m_smallQueues(sock.m_smallQueues)
+      m_smallQueues(sock.m_smallQueues),
+      m_gsoPush(sock.m_gsoPush)
 {
     TcpSocketBase::SetRtt(m_linuxRtt);
     m_tcb->TraceConnectWithoutContext("CongState",
@@ -399,10 +407,13 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
         TcpLostOnlyRetransmission::Set(PeekPointer(m_txBuffer), true);
     }
     TsqFollowHost();
+    GsoBeforeSend(seq);
     const bool rtoWasPending = m_retxEvent.IsPending();
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+    m_pushNext = false;
     if (sent == 0)
     {
+        m_gsoLeft = 0;
         return sent;
     }
     const uint32_t start = seq.GetValue();
@@ -817,11 +828,11 @@ TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
     if (inOrder)
     {
         // tcp_measure_rcv_mss: a segment at least as long as rcv_mss sets it; with PSH it
-        // marks the ACK pushed
+        // marks the ACK pushed (tcp_input.c:246-258)
         if (length >= m_rcvMss)
         {
             m_rcvMss = std::min(length, m_tcb->m_segmentSize);
-            pushed = m_peerPushes;
+            pushed = m_peerPushes || (tcpHeader.GetFlags() & TcpHeader::PSH) != 0;
         }
         // tcp_event_data_recv: quick ACKs for the first data and after a long gap
         const uint32_t now = emusim_jiffies32(Simulator::Now().GetNanoSeconds());

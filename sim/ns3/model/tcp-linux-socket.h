@@ -139,8 +139,25 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     (__tcp_select_window, tcp_output.c:3082-3083).
  *   - ACK on read: a full segment carrying PSH marks the ACK "pushed" (tcp_measure_rcv_mss,
  *     :227-262); when the application has read everything, a pending ACK goes out at once
- *     (__tcp_cleanup_rbuf, net/ipv4/tcp.c). ns-3 sets no PSH; PeerPushesEverySegment (off)
- *     takes every full segment as pushed, which acknowledges every segment.
+ *     (__tcp_cleanup_rbuf, net/ipv4/tcp.c:1600-1617). The segment's own PSH counts
+ *     (GsoPush sets it as Linux's sender does); PeerPushesEverySegment (off) takes every full
+ *     segment as pushed, which acknowledges every segment.
+ * - **PSH on every GSO packet** (GsoPush, off by default; on in Linux 6.1): Linux sends new data
+ *   in packets of several segments that the device splits (GSO), and sets PSH on every packet
+ *   of more than one segment, which the split leaves on its last segment
+ *   (__tcp_transmit_skb, tcp_output.c:1287-1296; tcp_gso_segment, tcp_offload.c:205). A
+ *   packet is as long as tcp_write_xmit makes it: at most half the window and no more than
+ *   the window leaves (tcp_cwnd_test, tcp_output.c:2046-2066), at most tcp_tso_segs
+ *   (tcp_tso_autosize, :1978-1993: sk_pacing_rate >> 10 bytes, plus 64 KiB >> (min_rtt_us >>
+ *   9) while that shift is below 32, at most 64 KiB, at least tcp_min_tso_segs = 2
+ *   segments), within the peer's window and the data there is (tcp_mss_split_point,
+ *   :2012-2040; tcp_write_xmit, :2654-2708). Here the new segments one
+ *   send of TcpSocketBase emits at one instant are cut into such packets, and the last
+ *   segment of each packet of two or more carries PSH; a retransmission or a probe is a
+ *   packet of its own. Not modelled: tcp_tso_should_defer's waiting for a fuller packet, and
+ *   retransmissions of several segments in one packet. The receiver then acknowledges such a
+ *   segment once it is read (above): in the emulation, one ACK more per loss episode than
+ *   without (docs/variants.md, "Why: Linux's PSH on every GSO packet").
  * - **TCP small queues** (SmallQueues, off by default; Linux >= 3.6, always on): the socket
  *   sends no more while its packets waiting in the host (queue disc and device, until their
  *   transmission starts: the emulation's HTB hands them to the veth then, which orphans them)
@@ -353,6 +370,17 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
      * @return bytes of truesize the host may hold of this socket's packets
      */
     uint64_t GetTsqLimitBytes() const;
+    /// @return sk_pacing_rate as tcp_update_pacing_rate sets it (or ns-3's when it paces), B/s
+    uint64_t PacingRateBps() const;
+    /**
+     * @brief tcp_write_xmit's next packet: how many segments it takes (class comment, "PSH on
+     * every GSO packet").
+     * @param seq the packet's first sequence number
+     * @return its segments, at least 1
+     */
+    uint32_t GsoSegments(SequenceNumber32 seq) const;
+    /// @return data segments this socket sent with PSH (GsoPush)
+    uint32_t GetPushedSegments() const;
     /// @return bytes of truesize of this socket's packets the host holds now (sk_wmem_alloc - 1)
     uint64_t GetTsqChargedBytes() const;
     /**
@@ -578,6 +606,21 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     void TsqQueueDiscDrop(Ptr<const QueueDiscItem> item);
     /// tcp_tsq_handler: send what the window allows once the host has room.
     void TsqWrite();
+    /**
+     * @brief Before TcpSocketBase sends a segment: whether it ends a GSO packet (GsoPush).
+     * @param seq its first sequence number
+     */
+    void GsoBeforeSend(SequenceNumber32 seq);
+    /**
+     * @brief A segment left the socket (its Tx trace): PSH on the last of a GSO packet. The
+     * header is the one TcpSocketBase hands to TcpL4Protocol after this trace.
+     * @param packet the segment, without headers
+     * @param header its TCP header
+     * @param socket this socket
+     */
+    void GsoMarkPush(Ptr<const Packet> packet,
+                     const TcpHeader& header,
+                     Ptr<const TcpSocketBase> socket);
 
     /// The segment of m_segments holding a sequence number, or end().
     std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
@@ -647,6 +690,13 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t m_totalRetrans{0};        //!< total_retrans: segments retransmitted, probes too
     uint32_t m_dsackDups{0};           //!< dsack_dups: segments D-SACKed so far
     bool m_smallQueues{false};         //!< TCP small queues (attribute)
+    bool m_gsoPush{false};             //!< PSH on every GSO packet (attribute)
+    bool m_gsoFollowing{false};        //!< the socket's own Tx trace is followed
+    uint32_t m_gsoSize{0};             //!< segments of the GSO packet being sent
+    uint32_t m_gsoLeft{0};             //!< of which not sent yet
+    int64_t m_gsoAtNs{-1};             //!< when it began, ns
+    bool m_pushNext{false};            //!< the segment being sent carries PSH
+    uint32_t m_pushedSegments{0};      //!< data segments sent with PSH
     bool m_tsqFollowing{false};        //!< the host's devices and queue discs are followed
     std::vector<Ptr<Object>> m_tsqSources;          //!< what is followed, to let go of it
     std::unordered_map<uint64_t, uint32_t> m_tsqCharged; //!< charge's tag -> its truesize

@@ -161,6 +161,7 @@ struct RackRun
     Time spikeDelay;               //!< the delay meanwhile
     bool timestamps{true};         //!< the timestamp option on both ends
     bool smallQueues{false};       //!< TCP small queues on the sender
+    bool gsoPush{false};           //!< PSH on every GSO packet (GsoPush)
     std::function<void(NodeContainer&)> onSocket; //!< called once the socket exists
     std::vector<std::pair<Time, uint32_t>> cwnd;     //!< the window's changes, bytes
     std::vector<std::pair<Time, uint32_t>> ssthresh; //!< the threshold's changes, bytes
@@ -305,6 +306,7 @@ struct RackRun
                            UintegerValue(windowGrowthLimit));
         Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
         Config::SetDefault("ns3::TcpLinuxSocket::SmallQueues", BooleanValue(smallQueues));
+        Config::SetDefault("ns3::TcpLinuxSocket::GsoPush", BooleanValue(gsoPush));
 
         Ptr<ErrorModel> reverse = blackout;
         if (!reverse)

@@ -259,6 +259,9 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
         "TCP small queues": Mapping(
             (), True, "Linux's own (tcp_limit_output_bytes and the pacing shift, defaults)"
         ),
+        "PSH on GSO packets": Mapping(
+            (), True, "Linux's own (__tcp_transmit_skb; the veths keep their default GSO)"
+        ),
         "features ns-3 lacks": Mapping(
             (
                 _sysctl("net.ipv4.tcp_ecn", "0"),
