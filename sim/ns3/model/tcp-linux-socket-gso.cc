@@ -29,6 +29,9 @@ constexpr uint32_t TSO_RTT_LOG = 9;
 constexpr uint64_t GSO_MAX_SIZE_B = 65536;
 /// sysctl_tcp_min_tso_segs = 2 (net/ipv4/tcp_ipv4.c)
 constexpr uint32_t MIN_TSO_SEGS = 2;
+/// sysctl_tcp_tso_win_divisor = 3 (net/ipv4/tcp_ipv4.c:3351)
+constexpr uint64_t TSO_WIN_DIVISOR = 3;
+constexpr int64_t NS_PER_MS = 1000000;
 
 } // namespace
 
@@ -45,6 +48,18 @@ TcpLinuxSocket::GsoSegments(SequenceNumber32 seq) const
     {
         segments = std::min(std::max(cwnd >> 1, 1U), cwnd - inFlight);
     }
+    segments = std::min(segments, TsoAutosizeSegments());
+    // tcp_mss_split_point: within the peer's window and the data there is to send
+    const SequenceNumber32 windowEnd = m_txBuffer->HeadSequence() + m_rWnd.Get();
+    const uint32_t inWindow = windowEnd > seq ? (windowEnd - seq) / mss : 0;
+    const uint32_t data = (m_txBuffer->SizeFromSequence(seq) + mss - 1) / mss;
+    segments = std::min({segments, std::max(inWindow, 1U), std::max(data, 1U)});
+    return std::max(segments, 1U);
+}
+
+uint32_t
+TcpLinuxSocket::TsoAutosizeSegments() const
+{
     // tcp_tso_autosize; before any RTT sample Linux's min_rtt is ~0U, so no bonus
     uint64_t bytes = PacingRateBps() >> PACING_SHIFT;
     if (m_minRttUs != 0)
@@ -56,14 +71,82 @@ TcpLinuxSocket::GsoSegments(SequenceNumber32 seq) const
         }
     }
     bytes = std::min(bytes, GSO_MAX_SIZE_B);
-    const auto autosize = std::max(static_cast<uint32_t>(bytes / mss), MIN_TSO_SEGS);
-    segments = std::min(segments, autosize);
-    // tcp_mss_split_point: within the peer's window and the data there is to send
+    return std::max(static_cast<uint32_t>(bytes / m_tcb->m_segmentSize), MIN_TSO_SEGS);
+}
+
+bool
+TcpLinuxSocket::TsoDefers() const
+{
+    // tcp_tso_should_defer, tcp_output.c:2183-2293 (class comment)
+    if (!m_gsoPush || m_tcb->m_congState >= TcpSocketState::CA_RECOVERY || m_lastSendNs < 0)
+    {
+        return false;
+    }
+    const int64_t now = Simulator::Now().GetNanoSeconds();
+    if (m_gsoLeft > 0 && now == m_gsoAtNs)
+    {
+        return false; // the rest of a packet already decided (TcpSocketBase sends segments)
+    }
+    if (now - m_lastSendNs > NS_PER_MS)
+    {
+        return false; // the last send was more than 1 ms ago: no burst to avoid
+    }
+    const uint64_t mss = m_tcb->m_segmentSize;
+    const uint64_t cwnd = m_tcb->m_cWnd.Get() / mss;
+    const uint64_t inFlight = BytesInFlight() / mss;
+    if (cwnd <= inFlight)
+    {
+        return false; // tcp_cwnd_test stops it first
+    }
+    const SequenceNumber32 next = m_tcb->m_nextTxSequence;
     const SequenceNumber32 windowEnd = m_txBuffer->HeadSequence() + m_rWnd.Get();
-    const uint32_t inWindow = windowEnd > seq ? (windowEnd - seq) / mss : 0;
-    const uint32_t data = (m_txBuffer->SizeFromSequence(seq) + mss - 1) / mss;
-    segments = std::min({segments, std::max(inWindow, 1U), std::max(data, 1U)});
-    return std::max(segments, 1U);
+    const uint64_t sendWin = windowEnd > next ? windowEnd - next : 0;
+    const uint64_t congWin = (cwnd - inFlight) * mss;
+    const uint64_t limit = std::min(sendWin, congWin);
+    if (limit >= TsoAutosizeSegments() * mss)
+    {
+        return false; // a full packet fits
+    }
+    // the head skb of the write queue: tcp_sendmsg fills skbs to the size goal, 64 KiB
+    const uint64_t data = m_txBuffer->SizeFromSequence(next);
+    const uint64_t skbLen = std::min(GSO_MAX_SIZE_B / mss * mss, data);
+    const bool tail = data <= GSO_MAX_SIZE_B / mss * mss;
+    if (!tail && limit >= skbLen)
+    {
+        return false;
+    }
+    // tcp_tso_win_divisor = 3: a third of the window is worth sending
+    const uint64_t chunk = std::min<uint64_t>(m_rWnd.Get(), cwnd * mss) / TSO_WIN_DIVISOR;
+    if (limit >= chunk || m_segments.empty())
+    {
+        return false;
+    }
+    // when is the oldest segment's ACK due (its send plus srtt)?
+    const int64_t srttNs = static_cast<int64_t>(m_linuxRtt->GetSrttUsX8()) * 1000 / 8;
+    const int64_t expectedAckNs =
+        static_cast<int64_t>(m_segments.begin()->second.sentUs) * 1000 + srttNs;
+    if (expectedAckNs - now > std::min<int64_t>(srttNs / 2, NS_PER_MS))
+    {
+        return false; // too late to wait for
+    }
+    // the last data of a write that will get no more (FIN) goes now
+    if (tail && data <= limit && m_closeOnEmpty)
+    {
+        return false;
+    }
+    m_deferCwndLimited = congWin < sendWin && congWin <= skbLen;
+    ++m_tsoDeferrals;
+    if (m_deferCwndLimited)
+    {
+        const_cast<TcpLinuxSocket*>(this)->ValidateCwnd();
+    }
+    return true;
+}
+
+uint32_t
+TcpLinuxSocket::GetTsoDeferrals() const
+{
+    return m_tsoDeferrals;
 }
 
 void

@@ -152,7 +152,7 @@ uint32_t
 TcpLinuxSocket::AvailableWindow() const
 {
     const uint32_t window = TcpSocketBase::AvailableWindow();
-    return window > 0 && TsqHeld() ? 0 : window;
+    return window > 0 && (TsqHeld() || TsoDefers()) ? 0 : window;
 }
 
 void

@@ -234,9 +234,10 @@ TcpLinuxSocket::GetTypeId()
                           MakeBooleanAccessor(&TcpLinuxSocket::m_smallQueues),
                           MakeBooleanChecker())
             .AddAttribute("GsoPush",
-                          "Send new data in GSO packets as tcp_write_xmit cuts them and set PSH "
+                          "Send new data in GSO packets as tcp_write_xmit cuts them, set PSH "
                           "on the last segment of each packet of two or more, as Linux does "
-                          "(__tcp_transmit_skb, tcp_output.c:1287-1296)",
+                          "(__tcp_transmit_skb, tcp_output.c:1287-1296), and defer a packet "
+                          "smaller than worth sending as tcp_tso_should_defer does",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TcpLinuxSocket::m_gsoPush),
                           MakeBooleanChecker())
@@ -375,7 +376,9 @@ TcpLinuxSocket::ValidateCwnd()
     // tcp_cwnd_validate, tcp_output.c:1878-1897, with is_cwnd_limited as tcp_write_xmit
     // computes it after sending (:2743)
     const uint32_t cwnd = std::max<uint32_t>(1, m_tcb->m_cWnd / m_tcb->m_segmentSize);
-    const bool limited = PacketsInFlight() >= cwnd;
+    // a TSO deferral for the window counts as limited (tcp_write_xmit, :2743-2745)
+    const bool limited = PacketsInFlight() >= cwnd || m_deferCwndLimited;
+    m_deferCwndLimited = false;
     const uint32_t packetsOut = static_cast<uint32_t>(m_segments.size());
     const uint32_t sndUna = m_txBuffer->HeadSequence().GetValue();
     if (!Before(sndUna, m_cwndUsageSeq) || limited ||
@@ -411,6 +414,7 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     const bool rtoWasPending = m_retxEvent.IsPending();
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
     m_pushNext = false;
+    m_lastSendNs = Simulator::Now().GetNanoSeconds();
     if (sent == 0)
     {
         m_gsoLeft = 0;

@@ -154,8 +154,14 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   :2012-2040; tcp_write_xmit, :2654-2708). Here the new segments one
  *   send of TcpSocketBase emits at one instant are cut into such packets, and the last
  *   segment of each packet of two or more carries PSH; a retransmission or a probe is a
- *   packet of its own. Not modelled: tcp_tso_should_defer's waiting for a fuller packet, and
- *   retransmissions of several segments in one packet. The receiver then acknowledges such a
+ *   packet of its own (not modelled: retransmissions of several segments in one packet).
+ *   With it, Linux's TSO deferral (tcp_tso_should_defer, tcp_output.c:2183-2293): outside
+ *   Recovery and Loss, within 1 ms of the last send, new data waits for the next ACK when
+ *   the room the windows leave is less than a full packet (tcp_tso_segs), less than the head
+ *   skb of the write queue (64 KiB here), and less than a third of min(the peer's window,
+ *   cwnd) (tcp_tso_win_divisor = 3), if the ACK of the oldest segment out is due within
+ *   min(srtt / 2, 1 ms) of now; such a wait counts as cwnd-limited when the window is the
+ *   tighter limit (tcp_write_xmit, :2743-2745). The receiver then acknowledges such a
  *   segment once it is read (above): in the emulation, one ACK more per loss episode than
  *   without (docs/variants.md, "Why: Linux's PSH on every GSO packet").
  * - **TCP small queues** (SmallQueues, off by default; Linux >= 3.6, always on): the socket
@@ -379,6 +385,12 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
      * @return its segments, at least 1
      */
     uint32_t GsoSegments(SequenceNumber32 seq) const;
+    /// @return tcp_tso_autosize: the segments of a full packet (tcp_tso_segs)
+    uint32_t TsoAutosizeSegments() const;
+    /// @return tcp_tso_should_defer: whether new data waits for the next ACK (GsoPush)
+    bool TsoDefers() const;
+    /// @return times new data waited so
+    uint32_t GetTsoDeferrals() const;
     /// @return data segments this socket sent with PSH (GsoPush)
     uint32_t GetPushedSegments() const;
     /// @return bytes of truesize of this socket's packets the host holds now (sk_wmem_alloc - 1)
@@ -697,6 +709,9 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     int64_t m_gsoAtNs{-1};             //!< when it began, ns
     bool m_pushNext{false};            //!< the segment being sent carries PSH
     uint32_t m_pushedSegments{0};      //!< data segments sent with PSH
+    int64_t m_lastSendNs{-1};          //!< tcp_wstamp_ns: the last segment's send, ns
+    mutable bool m_deferCwndLimited{false}; //!< a deferral found the window the limit
+    mutable uint32_t m_tsoDeferrals{0};     //!< times new data waited for the next ACK
     bool m_tsqFollowing{false};        //!< the host's devices and queue discs are followed
     std::vector<Ptr<Object>> m_tsqSources;          //!< what is followed, to let go of it
     std::unordered_map<uint64_t, uint32_t> m_tsqCharged; //!< charge's tag -> its truesize

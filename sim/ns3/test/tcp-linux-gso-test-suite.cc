@@ -152,6 +152,81 @@ class GsoPushedAckTestCase : public TestCase
     }
 };
 
+/**
+ * TSO deferral (tcp_tso_should_defer). Congestion avoidance from the start (ssthresh 6 below
+ * the initial window of 10) and a receiver that acknowledges every segment
+ * (PeerPushesEverySegment), so each ACK frees one segment of window, two when cwnd grows. At a
+ * 40 ms RTT a full packet is tcp_tso_autosize's minimum, 2 segments (first test); one segment
+ * is less than that, less than the 64 KiB head skb and less than a third of cwnd (10 / 3), the
+ * last send was 123 µs before (one serialisation at 100 Mb/s), and the oldest segment's ACK is
+ * due within 1 ms (the next one, 123 µs on): so Linux holds it for the next ACK, and new data
+ * leaves in pairs. A window of 10 to 20 segments takes 1.2-2.5 ms of the 40 ms round trip, so
+ * each round's first ACK comes more than 1 ms after the last send, and its segment goes at
+ * once, alone ("avoid bursty behaviour"): every lone send follows such a pause, and no other
+ * does. Without the deferral each ACK sends its one segment.
+ */
+class GsoDeferralTestCase : public TestCase
+{
+  public:
+    GsoDeferralTestCase()
+        : TestCase("GSO: one segment of window waits for the next ACK (TSO deferral)")
+    {
+    }
+
+  private:
+    /**
+     * @brief The new data's send instants after the first flight.
+     * @param gso GsoPush
+     * @param deferrals set to the socket's TSO deferrals
+     * @param afterPause set to the lone sends more than 1 ms after the send before them
+     * @return instants at which exactly one new segment was sent
+     */
+    static uint32_t LoneSends(bool gso, uint32_t& deferrals, uint32_t& afterPause)
+    {
+        Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold", UintegerValue(6 * MSS));
+        Config::SetDefault("ns3::TcpLinuxSocket::PeerPushesEverySegment", BooleanValue(true));
+        auto drop = CreateObject<SegmentDropper>();
+        RackRun run;
+        run.gsoPush = gso;
+        run.Go(drop, 200, true);
+        std::map<int64_t, uint32_t> perInstant;
+        uint32_t highest = 0;
+        for (const auto& s : run.sent)
+        {
+            if (s.segment > highest && s.segment > 10)
+            {
+                ++perInstant[s.at.GetNanoSeconds()];
+            }
+            highest = std::max(highest, s.segment);
+        }
+        uint32_t lone = 0;
+        afterPause = 0;
+        int64_t previous = run.sent.at(9).at.GetNanoSeconds(); // the first flight's last
+        for (const auto& [at, n] : perInstant)
+        {
+            lone += n == 1;
+            afterPause += n == 1 && at - previous > MilliSeconds(1).GetNanoSeconds();
+            previous = at;
+        }
+        deferrals = run.socket->GetTsoDeferrals();
+        run.Done();
+        return lone;
+    }
+
+    void DoRun() override
+    {
+        uint32_t deferrals = 0;
+        uint32_t afterPause = 0;
+        const uint32_t lone = LoneSends(true, deferrals, afterPause);
+        NS_TEST_EXPECT_MSG_GT(lone, 5, "a lone send per round trip");
+        NS_TEST_EXPECT_MSG_EQ(afterPause, lone, "every lone send after a pause over 1 ms");
+        NS_TEST_EXPECT_MSG_GT(deferrals, 50, "the other ACKs held their segment");
+        uint32_t none = 0;
+        NS_TEST_EXPECT_MSG_GT(LoneSends(false, none, afterPause), 100, "without: one per ACK");
+        NS_TEST_EXPECT_MSG_EQ(none, 0, "without: no deferral");
+    }
+};
+
 /// Without GsoPush (the default, and every profile but Linux 6.1's) no segment carries PSH.
 class GsoOffTestCase : public TestCase
 {
@@ -184,6 +259,7 @@ class TcpLinuxGsoTestSuite : public TestSuite
     {
         AddTestCase(new GsoFirstFlightTestCase, TestCase::Duration::QUICK);
         AddTestCase(new GsoPushedAckTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new GsoDeferralTestCase, TestCase::Duration::QUICK);
         AddTestCase(new GsoOffTestCase, TestCase::Duration::QUICK);
     }
 };
