@@ -37,6 +37,9 @@ constexpr uint8_t LINUX_PACING_SHIFT = 10;
 constexpr uint8_t LINUX_TCP_ESTABLISHED = 1;
 /// The Linux events ns-3 passes with the same numbers (TCP_CA_EVENT_*, tcp.h:1028-1035)
 constexpr int LINUX_LAST_CA_EVENT = TcpSocketState::CA_EVENT_ECN_IS_CE;
+/// enum tcp_ca_ack_event_flags (include/net/tcp.h): CA_ACK_SLOWPATH, CA_ACK_WIN_UPDATE
+constexpr uint32_t CA_ACK_SLOWPATH_FLAG = 1U << 0;
+constexpr uint32_t CA_ACK_WIN_UPDATE_FLAG = 1U << 1;
 
 uint32_t
 RandomU32(void* context)
@@ -361,6 +364,7 @@ TcpLinuxCongestion::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, c
     emusim_cc* cc = Started(tcb);
     if (!emusim_cc_has(cc, EMUSIM_CC_PKTS_ACKED))
     {
+        InAckEvent(tcb, cc, segmentsAcked);
         return;
     }
     Load(tcb);
@@ -374,8 +378,31 @@ TcpLinuxCongestion::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, c
     {
         rttUs = static_cast<int32_t>(tcb->m_lastRtt.Get().GetMicroSeconds());
     }
+    {
+        AckScope scope(tcb);
+        emusim_cc_pkts_acked(cc, &m_state, segmentsAcked, rttUs, inFlight);
+        Store(tcb);
+    }
+    InAckEvent(tcb, cc, segmentsAcked);
+}
+
+void
+TcpLinuxCongestion::InAckEvent(Ptr<TcpSocketState> tcb, emusim_cc* cc, uint32_t segmentsAcked)
+{
+    // tcp_in_ack_event after tcp_clean_rtx_queue (tcp_input.c:3828-3845, 4006): Westwood's
+    // bandwidth estimate (tcp_westwood_ack) and DCTCP's alpha (dctcp_update_alpha) are taken
+    // here. Linux's flags tell its fast path (a pure advance with the window unchanged:
+    // CA_ACK_WIN_UPDATE) from its slow path (CA_ACK_SLOWPATH: SACK blocks, a duplicate, a new
+    // window, tcp_rcv_established's header prediction failing); ns-3 does not say which path an
+    // ACK would take, so an ACK that advances nothing or comes outside Open counts as slow.
+    if (!emusim_cc_has(cc, EMUSIM_CC_IN_ACK_EVENT))
+    {
+        return;
+    }
+    Load(tcb);
+    const bool slow = segmentsAcked == 0 || tcb->m_congState != TcpSocketState::CA_OPEN;
     AckScope scope(tcb);
-    emusim_cc_pkts_acked(cc, &m_state, segmentsAcked, rttUs, inFlight);
+    emusim_cc_in_ack_event(cc, &m_state, slow ? CA_ACK_SLOWPATH_FLAG : CA_ACK_WIN_UPDATE_FLAG);
     Store(tcb);
 }
 

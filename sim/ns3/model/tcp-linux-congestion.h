@@ -196,6 +196,13 @@ class TcpLinuxCongestion : public TcpCongestionOps
     emusim_cc* Connection();
     /// The module's connection, its `init` run first if it has not.
     emusim_cc* Started(Ptr<const TcpSocketState> tcb);
+    /**
+     * @brief tcp_in_ack_event: the module's in_ack_event after an ACK's acknowledgements.
+     * @param tcb the socket's state
+     * @param cc the module
+     * @param segmentsAcked segments the ACK newly acknowledged
+     */
+    void InAckEvent(Ptr<TcpSocketState> tcb, emusim_cc* cc, uint32_t segmentsAcked);
     /// Fill m_state from the connection as ns-3 and the socket know it.
     void Load(Ptr<const TcpSocketState> tcb);
     /// Write back to tcb what the module changed (window, threshold, pacing).

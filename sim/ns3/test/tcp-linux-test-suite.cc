@@ -605,6 +605,69 @@ class TcpLinuxCubicCurveTestCase : public TestCase
     std::vector<uint32_t> m_cwnd;          //!< the window at each check, segments
 };
 
+/**
+ * @ingroup internet-test
+ * @brief Westwood's bandwidth estimate comes from in_ack_event (tcp_westwood_ack,
+ * net/ipv4/tcp_westwood.c:254-266), which tcp_ack calls after the ACK's acknowledgements
+ * (tcp_in_ack_event, tcp_input.c:3828-3845, 4006). Worked by hand: the module starts at 1 s
+ * (rtt_win_sx = that jiffy, first_ack = 1); then one ACK of one segment (1448 bytes) at
+ * 1 s + (4k + 1) ms, k = 1, 2, ..., i.e. one per jiffy, each with an RTT sample of 100 ms
+ * (w->rtt = 25 jiffies, tcp_westwood_pkts_acked). On the fast path (westwood_fast_bw) each ACK
+ * first closes the window if more than max(rtt, 50 ms) = 25 jiffies have passed, then adds
+ * its bytes: the first ACK adds none (first_ack takes snd_una as it is), ACKs 2-25 add 24 x
+ * 1448 = 34 752 bytes, and ACK 26 (delta 26 jiffies) closes the first window: bw_est = 34 752
+ * / 26 = 1336 bytes per jiffy (westwood_filter's first sample). rtt_min is 25 jiffies, so a
+ * timeout then (CA_EVENT_LOSS, tcp_westwood_event) sets ssthresh = max(1336 x 25 / 1448, 2) =
+ * 23 segments (tcp_westwood_bw_rttmin). Without in_ack_event the estimate stays 0 and
+ * ssthresh is 2.
+ */
+class TcpLinuxWestwoodInAckEventTestCase : public TestCase
+{
+  public:
+    TcpLinuxWestwoodInAckEventTestCase()
+        : TestCase("westwood: in_ack_event estimates the bandwidth; ssthresh 23 after 26 ACKs")
+    {
+    }
+
+  private:
+    /// ACK number k: one more segment acknowledged, an RTT sample of 100 ms.
+    void Ack(uint32_t k)
+    {
+        m_tcb->m_lastAckedSeq = SequenceNumber32(1 + k * MSS);
+        m_tcb->m_lastRtt = MilliSeconds(100);
+        m_cc->PktsAcked(m_tcb, 1, MilliSeconds(100));
+    }
+
+    void DoRun() override
+    {
+        m_cc = Linux("westwood");
+        m_tcb = State(20, 20);
+        m_tcb->m_lastAckedSeq = SequenceNumber32(1);
+        const Time start = Seconds(1); // a whole jiffy
+        Simulator::Schedule(start, [this]() { m_cc->StartConnection(m_tcb); });
+        for (uint32_t k = 1; k <= 26; ++k)
+        {
+            Simulator::Schedule(start + MilliSeconds(4 * k + 1),
+                                &TcpLinuxWestwoodInAckEventTestCase::Ack,
+                                this,
+                                k);
+        }
+        Simulator::Schedule(start + MilliSeconds(4 * 26 + 2), [this]() {
+            // a timeout: tcp_westwood_event sets ssthresh from the estimate (its own ssthresh
+            // hook is tcp_reno_ssthresh)
+            m_cc->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_LOSS);
+            m_ssThresh = m_tcb->m_ssThresh.Get();
+        });
+        Simulator::Run();
+        Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_EQ(m_ssThresh, 23 * MSS, "bw_est 1336 B/jiffy x rtt_min 25 jiffies");
+    }
+
+    Ptr<TcpLinuxCongestion> m_cc; //!< the bridge running westwood
+    Ptr<TcpSocketState> m_tcb;    //!< the connection
+    uint32_t m_ssThresh{0};       //!< ssthresh after the timeout, bytes
+};
+
 // ---------------------------------------------------------------------------------------------
 // 3. Module parameters (kernel/params.c's sysfs, through emusim_cc_set_param)
 
@@ -1051,6 +1114,7 @@ class TcpLinuxTestSuite : public TestSuite
         AddTestCase(new TcpLinuxRenoSsThreshTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxInfiniteSsThreshTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxCubicCurveTestCase, Duration::QUICK);
+        AddTestCase(new TcpLinuxWestwoodInAckEventTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxModuleParametersTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxRttEstimatorFloorTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxRttEstimatorDecayTestCase, Duration::QUICK);
