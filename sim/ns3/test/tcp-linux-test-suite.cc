@@ -608,7 +608,7 @@ class TcpLinuxCubicCurveTestCase : public TestCase
 /**
  * @ingroup internet-test
  * @brief Westwood's bandwidth estimate comes from in_ack_event (tcp_westwood_ack,
- * net/ipv4/tcp_westwood.c:254-266), which tcp_ack calls after the ACK's acknowledgements
+ * net/ipv4/tcp_westwood.c:225-238), which tcp_ack calls after the ACK's acknowledgements
  * (tcp_in_ack_event, tcp_input.c:3828-3845, 4006). Worked by hand: the module starts at 1 s
  * (rtt_win_sx = that jiffy, first_ack = 1); then one ACK of one segment (1448 bytes) at
  * 1 s + (4k + 1) ms, k = 1, 2, ..., i.e. one per jiffy, each with an RTT sample of 100 ms
