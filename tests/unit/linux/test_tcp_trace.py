@@ -142,6 +142,24 @@ def test_the_trace_agrees_with_the_runs_own_counts(capture, converted):
     assert f["duration_ns"] / 1e9 == pytest.approx(m["elapsed_s"], abs=1e-3)
 
 
+def test_streamed_rows_are_the_kept_rows(capture, converted):
+    """With a sink (as the guest converts a paper-scale run) the conversion keeps no rows and
+    writes the same CSV, and counts the same facts, as it does keeping them."""
+    meta, text = capture
+    lines: list[str] = []
+    streamed = conv.convert(
+        conv.parse(text.splitlines()), PORT, meta["hz"], meta["drop_reasons"],
+        meta["impaired_devs"], sink=lines.append,
+    )  # fmt: skip
+    assert streamed.rows == [] and len(lines) == len(converted.rows) > 1000
+    assert conv.HEADER + "\n" + "".join(lines) == converted.csv()
+    assert streamed.facts == converted.facts
+    assert converted.facts["events"] == len(converted.rows)
+    assert converted.facts["recoveries"] == sum(
+        1 for r in converted.rows if r[1] == "state" and r[3] == 3
+    )
+
+
 def test_the_csv_is_ns3s(converted, frame):
     text = converted.csv()
     assert text.startswith("time_ns,event,segment,value\n")

@@ -121,10 +121,23 @@ class RunTrace:
                         gz.write(line.encode())
                     yield line
 
-            conversion = convert.convert(
-                convert.parse(lines()), PORT, facts["hz"], facts["drop_reasons"], self.impaired
-            )
-        self.csv_gz = gzip.compress(conversion.csv().encode(), mtime=0)
+            # the CSV is compressed as it is made: a paper-scale run's rows do not fit in the
+            # guest's memory as objects (its 1 GiB, the ring buffer's 256 MiB within it)
+            csv_gz = io.BytesIO()
+            with gzip.GzipFile(fileobj=csv_gz, mode="wb", mtime=0) as out_gz:
+                out = io.TextIOWrapper(out_gz, encoding="ascii", newline="")
+                out.write(convert.HEADER + "\n")
+                conversion = convert.convert(
+                    convert.parse(lines()),
+                    PORT,
+                    facts["hz"],
+                    facts["drop_reasons"],
+                    self.impaired,
+                    sink=out.write,
+                )
+                out.flush()
+                out.detach()
+        self.csv_gz = csv_gz.getvalue()
         self.raw_gz = raw.getvalue() if self.raw else None
         self.facts = {
             **facts,
