@@ -351,6 +351,13 @@ TcpLinuxCongestion::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAck
     // that ends a timeout's recovery, where it passes the advance beyond the recovery point.
     // Right after cwnd is set to ssthresh, the first grew the window by about two segments
     // more than Linux's (docs/linux-cc.md, "The window after recovery").
+    if (m_facts != nullptr && m_facts->AckRestartsRecovery())
+    {
+        // ns-3 ends the recovery and grows the window before the socket starts the next one
+        // on the same ACK; Linux starts it first and grows nothing (TcpLinuxFacts)
+        NS_LOG_DEBUG("no cong_avoid: the ACK ends a recovery and starts the next");
+        return;
+    }
     const uint32_t acked = m_facts != nullptr ? m_facts->LastAckDelivered() : segmentsAcked;
     AckScope scope(tcb);
     emusim_cc_cong_avoid(cc, &m_state, m_state.snd_una, acked);

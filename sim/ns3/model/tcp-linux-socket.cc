@@ -975,4 +975,10 @@ TcpLinuxSocket::LastAckDelivered() const
     return m_ackDelivered;
 }
 
+bool
+TcpLinuxSocket::AckRestartsRecovery() const
+{
+    return m_ackRestartsRecovery;
+}
+
 } // namespace ns3

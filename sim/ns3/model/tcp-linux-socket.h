@@ -328,6 +328,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     void FillLinuxState(emusim_tcp_state& state) const override;
     void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const override;
     uint32_t LastAckDelivered() const override;
+    bool AckRestartsRecovery() const override;
     void LastAckForRecovery(uint32_t& newlyAckedSacked,
                             uint32_t& newlyLost,
                             bool& sndUnaAdvanced,
@@ -659,6 +660,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t m_rcvSsthresh{0};              //!< tcp_sock.rcv_ssthresh, bytes (0: no data yet)
     uint32_t m_windowGrowthLimit{0};        //!< rcv_ssthresh's growth stops above it (attribute)
     int32_t m_ackRttUs{-1};                 //!< the last ACK's ca_rtt, µs, or -1
+    bool m_ackRestartsRecovery{false};      //!< the ACK ends a recovery and starts the next
     uint32_t m_ackDelivered{0};             //!< segments the last ACK delivered
     bool m_ackAdvanced{false};              //!< whether it advanced snd_una
     uint32_t m_lostBeforeAckBytes{0};       //!< scoreboard's lost bytes before it, less acked

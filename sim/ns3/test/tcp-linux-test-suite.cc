@@ -251,6 +251,48 @@ class FixedFacts : public TcpLinuxFacts
     {
         return delivered;
     }
+
+    bool restarts{false}; //!< the last ACK ends a recovery and starts the next
+
+    bool AckRestartsRecovery() const override
+    {
+        return restarts;
+    }
+};
+
+/**
+ * @ingroup internet-test
+ * @brief On an ACK that ends a fast recovery and starts the next, Linux runs no cong_avoid:
+ * tcp_fastretrans_alert enters Recovery again before tcp_cong_control, which then reduces the
+ * window (tcp_input.c:3040-3045, 3567-3588). ns-3 3.44 grows it on its way out of recovery.
+ */
+class TcpLinuxRestartedRecoveryTestCase : public TestCase
+{
+  public:
+    TcpLinuxRestartedRecoveryTestCase()
+        : TestCase("reno: no growth on the ACK that ends one recovery and starts the next")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // recovery ends at cwnd = ssthresh = 4 with an ACK that newly delivers 11 segments
+        FixedFacts facts;
+        facts.delivered = 11;
+        facts.restarts = true;
+        auto cc = Linux("reno");
+        cc->SetFacts(&facts);
+        auto tcb = State(4, 4);
+        cc->IncreaseWindow(tcb, 11);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 4 * MSS, "the next recovery starts: cwnd 4");
+        // the same ACK with nothing left lost: tcp_cong_avoid_ai(tp, 4, 11): cnt 11 >= 4,
+        // delta 11 / 4 = 2, cwnd 6
+        facts.restarts = false;
+        cc->IncreaseWindow(tcb, 11);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 6 * MSS, "Open after the ACK: cwnd 6");
+        cc->SetFacts(nullptr);
+    }
 };
 
 /**
@@ -1111,6 +1153,7 @@ class TcpLinuxTestSuite : public TestSuite
         AddTestCase(new TcpLinuxRenoAvoidanceTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxRenoCwndLimitedTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxRenoAfterRecoveryTestCase, Duration::QUICK);
+        AddTestCase(new TcpLinuxRestartedRecoveryTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxRenoSsThreshTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxInfiniteSsThreshTestCase, Duration::QUICK);
         AddTestCase(new TcpLinuxCubicCurveTestCase, Duration::QUICK);

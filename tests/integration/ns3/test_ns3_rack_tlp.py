@@ -22,17 +22,16 @@ WRITES = 20000
 CELL = "delay_ms=10+loss=0.05+variant=reno"
 
 
-@pytest.fixture(scope="module")
-def cut(tmp_path_factory) -> scenario.Scenario:
-    """The quick lossy-link scenario with the headline cell only, WRITES segments long."""
-    root = tmp_path_factory.mktemp("rack")
+def _cut(root: Path, variant: str) -> scenario.Scenario:
+    """The quick lossy-link scenario with the headline cell of ``variant`` only, WRITES
+    segments long."""
     spec = yaml.safe_load((REPO_ROOT / "scenarios/lossy-link.yaml").read_text())
     spec["scales"] = {
         "quick": {
             "workload": {"writes": WRITES},
             "repetitions": 1,
             "cap_s": spec["cap_s"],
-            "sweep": {"delay_ms": [10], "loss": ["0.05"], "variant": ["reno"]},
+            "sweep": {"delay_ms": [10], "loss": ["0.05"], "variant": [variant]},
         }
     }
     (root / "topologies").mkdir()
@@ -44,8 +43,13 @@ def cut(tmp_path_factory) -> scenario.Scenario:
     return scenario.load(str(path), "quick")
 
 
-def _run(programs: Path, s, profile: str, trace: Path) -> dict:
-    cmd = ns3.command(str(programs / "lossy-link"), s, s.point(CELL), profiles.get(profile), 1, 0.0)
+@pytest.fixture(scope="module")
+def cut(tmp_path_factory) -> scenario.Scenario:
+    return _cut(tmp_path_factory.mktemp("rack"), "reno")
+
+
+def _run(programs: Path, s, profile: str, trace: Path, cell: str = CELL) -> dict:
+    cmd = ns3.command(str(programs / "lossy-link"), s, s.point(cell), profiles.get(profile), 1, 0.0)
     proc = subprocess.run(
         [*cmd, f"--traceFile={trace}"], capture_output=True, text=True, check=False
     )
@@ -101,3 +105,36 @@ def test_without_rack_tlp_the_counters_stay_at_zero(ns3_programs, cut, tmp_path)
     trace = tcptrace.read(tmp_path / "plain.csv")
     assert not (trace["event"] == "pto").any()  # no probe timer without TLP
     assert run["metrics"]["rto_timeouts"] > 0
+
+
+def test_a_recovery_restarted_by_its_last_ack_starts_from_ssthresh(ns3_programs, tmp_path):
+    """When the ACK that ends a fast recovery leaves a segment marked lost, Linux enters the
+    next recovery in tcp_fastretrans_alert, before tcp_cong_control, so the window is cut
+    from the last ssthresh, never grown first (tcp_input.c:3040-3045, 3567-3588). ns-3 3.44's
+    ProcessAck grew it on the way out: at the headline cell Illinois (alpha 10, the exit
+    ACK's whole cumulative advance) gained 4-6 segments per episode, 5247 of its 5430
+    restarted recoveries over the 1 GB run, and ran 29 % faster than the emulated kernel."""
+    s = _cut(tmp_path, "illinois")
+    _run(
+        ns3_programs, s, "linux-6.1", tmp_path / "ill.csv", "delay_ms=10+loss=0.05+variant=illinois"
+    )
+    trace = tcptrace.read(tmp_path / "ill.csv")
+    rows = list(trace[["time_ns", "event", "value"]].itertuples(index=False, name=None))
+    restarted = grown = 0
+    ssthresh, state = None, 0
+    for i, (t, event, value) in enumerate(rows):
+        if event == "ssthresh":
+            ssthresh = value
+        elif event == "state":
+            if state == 3 and value != 3:
+                # the rows of the same instant up to the next state change
+                j, grew = i + 1, False
+                while j < len(rows) and rows[j][0] == t and rows[j][1] != "state":
+                    grew |= rows[j][1] == "cwnd" and rows[j][2] > ssthresh
+                    j += 1
+                if j < len(rows) and rows[j][0] == t and rows[j][2] == 3:
+                    restarted += 1
+                    grown += grew
+            state = value
+    assert restarted >= 20, restarted
+    assert grown == 0, (grown, restarted)
