@@ -60,8 +60,8 @@ class TcpLinuxFacts
     /**
      * @brief Whether the ACK being processed ends a fast recovery and starts the next: Linux
      * then enters recovery again in tcp_fastretrans_alert, before tcp_cong_control, which
-     * reduces the window (tcp_cwnd_reduction) instead of growing it (tcp_input.c:3040-3045,
-     * 3567-3588).
+     * reduces the window (tcp_cwnd_reduction) instead of growing it (tcp_input.c:3056-3080,
+     * 3118-3140, 3573-3588).
      * @return true if cong_avoid does not run on this ACK
      */
     virtual bool AckRestartsRecovery() const = 0;

@@ -257,10 +257,11 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
             m_reoEvent.Cancel(); // the RTO or probe takes Linux's timer slot back
         }
     }
-    // tcp_fastretrans_alert ends the recovery when snd_una reaches high_seq and, in Open, starts
-    // the next at once if anything is still marked lost (tcp_time_to_recover, :3040-3045, as
-    // below); tcp_cong_control then runs in Recovery (:3567-3588). ns-3's ProcessAck ends the
-    // recovery and grows the window on this ACK before the new one starts below.
+    // tcp_fastretrans_alert ends the recovery when snd_una reaches high_seq (tcp_input.c:
+    // 3056-3080) and, in Open, starts the next at once if anything is still marked lost
+    // (tcp_time_to_recover, :3118-3140, as below); tcp_cong_control then runs in Recovery
+    // (:3573-3588). ns-3's ProcessAck ends the recovery and grows the window on this ACK
+    // before the new one starts below.
     m_ackRestartsRecovery = m_rack && priorState == TcpSocketState::CA_RECOVERY &&
                             m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
                             !Before(ackNumber.GetValue(), m_recover.GetValue()) &&

@@ -264,7 +264,8 @@ class FixedFacts : public TcpLinuxFacts
  * @ingroup internet-test
  * @brief On an ACK that ends a fast recovery and starts the next, Linux runs no cong_avoid:
  * tcp_fastretrans_alert enters Recovery again before tcp_cong_control, which then reduces the
- * window (tcp_input.c:3040-3045, 3567-3588). ns-3 3.44 grows it on its way out of recovery.
+ * window (tcp_input.c:3056-3080, 3118-3140, 3573-3588). ns-3 3.44 grows it on its way out of
+ * recovery.
  */
 class TcpLinuxRestartedRecoveryTestCase : public TestCase
 {

@@ -110,10 +110,11 @@ def test_without_rack_tlp_the_counters_stay_at_zero(ns3_programs, cut, tmp_path)
 def test_a_recovery_restarted_by_its_last_ack_starts_from_ssthresh(ns3_programs, tmp_path):
     """When the ACK that ends a fast recovery leaves a segment marked lost, Linux enters the
     next recovery in tcp_fastretrans_alert, before tcp_cong_control, so the window is cut
-    from the last ssthresh, never grown first (tcp_input.c:3040-3045, 3567-3588). ns-3 3.44's
-    ProcessAck grew it on the way out: at the headline cell Illinois (alpha 10, the exit
-    ACK's whole cumulative advance) gained 4-6 segments per episode, 5247 of its 5430
-    restarted recoveries over the 1 GB run, and ran 29 % faster than the emulated kernel."""
+    from the last ssthresh, never grown first (tcp_input.c:3056-3080, 3118-3140, 3573-3588).
+    ns-3 3.44's ProcessAck grew it on the way out: at the headline cell Illinois (alpha 10,
+    the exit ACK's whole cumulative advance) gained 4-6 segments per episode in 5247 of its
+    5430 restarted recoveries over the 1 GB run, and ran 29 % faster than the emulated
+    kernel."""
     s = _cut(tmp_path, "illinois")
     _run(
         ns3_programs, s, "linux-6.1", tmp_path / "ill.csv", "delay_ms=10+loss=0.05+variant=illinois"
