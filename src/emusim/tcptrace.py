@@ -16,6 +16,12 @@ What this module derives, each from the trace alone:
   dropper's count (1 … N; the N-th is dropped), so one sees which retransmissions fell on the
   dropped slot.
 - `summary`: counts and times: elapsed, RTO waiting time, timeouts by cause, mean window.
+- `reductions`: every cut of the window (a recovery or a timeout series begun from an open
+  state) with the window it cut, and `window_trap`: how often the cut leaves the window at
+  its floor of two segments. There CUBIC, with its origin at the window (a last maximum no
+  larger), grows only when its growth is recomputed, at most every HZ/32 while the window does
+  not change (32 ms at HZ 250; tcp_cubic.c:221-223), so at a few percent loss the next loss
+  comes first.
 - `ack_stalls`: the pauses of the ACK clock that no loss explains (an emulator's artefact when
   it has any: docs/mininet.md, "One CPU for every machine").
 """
@@ -142,6 +148,49 @@ def ack_stalls(trace: pd.DataFrame, gap_s: float = ACK_STALL_S) -> pd.DataFrame:
                 rows.append((last_ack, t - last_ack, highest - acked + 1))
             last_ack, acked = t, max(acked, segment)
     return pd.DataFrame(rows, columns=["t_s", "gap_s", "outstanding"])
+
+
+def reductions(trace: pd.DataFrame, segment_B: int = 1448) -> pd.DataFrame:
+    """One row per cut of the window: time, kind (`recovery`, or `timeout` for a Loss state
+    entered from an open one), and the window it found, in whole segments (the last `cwnd` row
+    before the state row: both backends write a window only when it changes)."""
+    cwnd = float("nan")
+    state = 0
+    rows = []
+    for event, value, t in trace[["event", "value", "t_s"]].itertuples(index=False, name=None):
+        if event == "cwnd":
+            cwnd = value / segment_B
+        elif event == "state":
+            new = int(value)
+            if new in (STATE_RECOVERY, STATE_LOSS) and state not in (STATE_RECOVERY, STATE_LOSS):
+                kind = "recovery" if new == STATE_RECOVERY else "timeout"
+                rows.append((t, kind, round(cwnd)))
+            elif new == STATE_LOSS and state == STATE_RECOVERY:
+                rows.append((t, "timeout in recovery", round(cwnd)))
+            state = new
+    return pd.DataFrame(rows, columns=["t_s", "kind", "cwnd_segments"])
+
+
+FLOOR_SEGMENTS = 2
+"""The least window a cut leaves (the ssthresh floor of CUBIC, tcp_cubic.c:355, and of Reno)."""
+
+
+def window_trap(cuts: pd.DataFrame, largest: int = 6) -> dict[str, float]:
+    """How the window falls to its floor and stays there: recoveries found at the floor,
+    and for a recovery found at k segments (2 … LARGEST) the share whose next cut is a recovery
+    found at the floor again."""
+    recovery = cuts["kind"].to_numpy() == "recovery"
+    found = cuts["cwnd_segments"].to_numpy()
+    at_floor = recovery & (found == FLOOR_SEGMENTS)
+    out: dict[str, float] = {
+        "recoveries": int(recovery.sum()),
+        "recoveries_at_floor": int(at_floor.sum()),
+    }
+    for k in range(FLOOR_SEGMENTS, largest + 1):
+        here = recovery[:-1] & (found[:-1] == k)
+        n = int(here.sum())
+        out[f"next_at_floor_after_{k}"] = float(at_floor[1:][here].mean()) if n else float("nan")
+    return out
 
 
 def mean_cwnd_segments(trace: pd.DataFrame, segment_B: int = 1448) -> float:

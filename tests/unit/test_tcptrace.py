@@ -188,3 +188,49 @@ def test_ack_stalls_are_pauses_no_drop_explains(tmp_path):
     # a threshold above 3.5 ms finds none; one under 1.5 ms finds the 1.5-ms pause too
     assert tcptrace.ack_stalls(tcptrace.read(path), gap_s=0.004).empty
     assert len(tcptrace.ack_stalls(tcptrace.read(path), gap_s=0.0012)) == 2
+
+
+# Window cuts by hand (cwnd in bytes of 1448): a recovery found at 4 segments leaves 2; the
+# next recovery finds 2 (the floor), then a timeout inside that recovery, then a recovery
+# found at 3 after slow start, and a last one found at 2 again.
+CUTS = textwrap.dedent(
+    """\
+    time_ns,event,segment,value
+    0,cwnd,-1,5792
+    10,state,-1,1
+    20,state,-1,3
+    30,cwnd,-1,2896
+    40,state,-1,0
+    50,state,-1,3
+    60,cwnd,-1,1448
+    70,state,-1,4
+    80,cwnd,-1,4344
+    90,state,-1,0
+    100,state,-1,3
+    110,cwnd,-1,2896
+    120,state,-1,0
+    130,state,-1,3
+    140,state,-1,0
+    """
+)
+
+
+def test_reductions_and_the_window_trap(tmp_path):
+    path = tmp_path / "cuts.csv"
+    path.write_text(CUTS)
+    cuts = tcptrace.reductions(tcptrace.read(path))
+    assert cuts["kind"].tolist() == [
+        "recovery",
+        "recovery",
+        "timeout in recovery",
+        "recovery",
+        "recovery",
+    ]
+    assert cuts["cwnd_segments"].tolist() == [4, 2, 1, 3, 2]
+    trap = tcptrace.window_trap(cuts, largest=4)
+    assert trap["recoveries"] == 4 and trap["recoveries_at_floor"] == 2
+    # after the recovery at 4 the next cut is the one at 2; after the one at 2 comes a timeout;
+    # after the one at 3 a recovery at 2
+    assert trap["next_at_floor_after_4"] == 1.0
+    assert trap["next_at_floor_after_2"] == 0.0
+    assert trap["next_at_floor_after_3"] == 1.0

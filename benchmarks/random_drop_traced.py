@@ -1,0 +1,75 @@
+"""random-drop traced side by side (issue 30): why ns-3's Linux 6.1 is slower than the emulated
+one between drop rates 0.03 and 0.11.
+
+    .venv/bin/python benchmarks/random_drop_traced.py --emulated E.csv.gz [...] --ns3 N.csv [...]
+
+The traces come from the two backends at one drop rate (docs/variants.md, "random-drop traced"):
+
+    python -m emusim.backends.mininet batch --scenario scenarios/random-drop.yaml --scale paper \\
+        --profile linux-6.1 --delay-json results/delay/one_way_delay.json --results-dir DIR \\
+        --place vm --where drop_rate=0.044 --trace all --trace-only --repetitions 1
+    build/ns3/testbed-2001 <a run JSON's provenance.command> --traceFile=N.csv --output=N.json
+
+Per trace it prints what emusim.tcptrace derives: elapsed time, timeouts by cause, the share
+of transmissions sent with a window of at most 3 segments, the recoveries and how many found
+the window at its floor (2 segments), and for a recovery found at k segments the share whose
+next cut finds the floor again. Writes OUT/random_drop_traced.csv.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from emusim import tcptrace
+
+SEGMENT_B = 1448
+SMALL_WINDOW_SEGMENTS = 3
+
+
+def small_window_share(trace: pd.DataFrame) -> float:
+    """The share of transmissions sent while the window was at most SMALL_WINDOW_SEGMENTS."""
+    cwnd = trace[trace["event"] == "cwnd"]
+    tx = trace[trace["event"] == "tx"]
+    at = np.searchsorted(cwnd["time_ns"].to_numpy(), tx["time_ns"].to_numpy(), side="right") - 1
+    window = cwnd["value"].to_numpy()[np.clip(at, 0, None)] / SEGMENT_B
+    return float((window[at >= 0] <= SMALL_WINDOW_SEGMENTS).mean())
+
+
+def row(backend: str, path: Path) -> dict:
+    trace = tcptrace.read(path)
+    summary = tcptrace.summary(trace)
+    return {
+        "backend": backend,
+        "trace": str(path),
+        "elapsed_s": round(summary["elapsed_s"], 3),
+        "dropper_drops": summary["dropper_drops"],
+        "timeouts_retransmission_lost": summary["timeouts_retransmission_lost"],
+        "timeouts_too_few_dupacks": summary["timeouts_too_few_dupacks"],
+        "tx_at_small_window": round(small_window_share(trace), 3),
+        **{
+            k: round(v, 3) if isinstance(v, float) else v
+            for k, v in tcptrace.window_trap(tcptrace.reductions(trace, SEGMENT_B)).items()
+        },
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--emulated", nargs="+", type=Path, default=[])
+    parser.add_argument("--ns3", nargs="+", type=Path, default=[])
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/out"))
+    args = parser.parse_args()
+    rows = [row("mininet", p) for p in args.emulated] + [row("ns3", p) for p in args.ns3]
+    table = pd.DataFrame(rows)
+    with pd.option_context("display.width", 200, "display.max_columns", None):
+        print(table.drop(columns="trace").T.to_string())
+    args.out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.out / "random_drop_traced.csv", index=False)
+
+
+if __name__ == "__main__":
+    main()
