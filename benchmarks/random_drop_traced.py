@@ -13,7 +13,9 @@ The traces come from the two backends at one drop rate (docs/variants.md, "rando
 Per trace it prints what emusim.tcptrace derives: elapsed time, timeouts by cause, the share
 of transmissions sent with a window of at most 3 segments, the recoveries and how many found
 the window at its floor (2 segments), and for a recovery found at k segments the share whose
-next cut finds the floor again. Writes OUT/random_drop_traced.csv.
+next cut finds the floor again, split for recoveries found at 3-4 segments by whether
+CUBIC's origin, replayed from the cuts, lies above the window they leave. Writes
+OUT/random_drop_traced.csv.
 """
 
 from __future__ import annotations
@@ -28,6 +30,45 @@ from emusim import tcptrace
 
 SEGMENT_B = 1448
 SMALL_WINDOW_SEGMENTS = 3
+# CUBIC's constants (tcp_cubic.c:40-52): beta 717/1024; fast convergence keeps (1 + beta) / 2
+BETA_SCALE = 1024
+BETA = 717
+
+
+def cubic_origin_above(cuts: pd.DataFrame) -> pd.Series:
+    """Per recovery, whether CUBIC's origin lies above the window the recovery leaves: its last
+    maximum, replayed from the windows the cuts found (tcp_cubic.c:343-355: fast convergence
+    when the window is below the last maximum; a timeout's Loss state resets it to 0,
+    :376-381), against the ssthresh it sets. Where it does not, the window grows only at CUBIC's
+    time-gated updates."""
+    last_max = 0
+    above = []
+    for kind, window in cuts[["kind", "cwnd_segments"]].itertuples(index=False, name=None):
+        if kind != "recovery":
+            last_max = 0
+            above.append(False)
+            continue
+        fast_convergence = window < last_max
+        last_max = window * (BETA_SCALE + BETA) // (2 * BETA_SCALE) if fast_convergence else window
+        above.append(last_max > max(window * BETA // BETA_SCALE, tcptrace.FLOOR_SEGMENTS))
+    return pd.Series(above, index=cuts.index)
+
+
+def trap_by_origin(cuts: pd.DataFrame) -> dict[str, float]:
+    """For recoveries found at 3 or 4 segments: the share whose next cut is a recovery found at
+    the floor, where the replayed origin lies above the window left and where it does not."""
+    above = cubic_origin_above(cuts).to_numpy()[:-1]
+    found = cuts["cwnd_segments"].to_numpy()
+    recovery = cuts["kind"].to_numpy() == "recovery"
+    small = recovery[:-1] & ((found[:-1] == 3) | (found[:-1] == 4))
+    next_floor = recovery[1:] & (found[1:] == tcptrace.FLOOR_SEGMENTS)
+    out = {}
+    for name, where in (("origin_above", small & above), ("origin_not_above", small & ~above)):
+        out[f"after_3_4_{name}_n"] = int(where.sum())
+        out[f"after_3_4_{name}_next_at_floor"] = (
+            float(next_floor[where].mean()) if where.any() else float("nan")
+        )
+    return out
 
 
 def small_window_share(trace: pd.DataFrame) -> float:
@@ -42,6 +83,7 @@ def small_window_share(trace: pd.DataFrame) -> float:
 def row(backend: str, path: Path) -> dict:
     trace = tcptrace.read(path)
     summary = tcptrace.summary(trace)
+    cuts = tcptrace.reductions(trace, SEGMENT_B)
     return {
         "backend": backend,
         "trace": str(path),
@@ -52,7 +94,7 @@ def row(backend: str, path: Path) -> dict:
         "tx_at_small_window": round(small_window_share(trace), 3),
         **{
             k: round(v, 3) if isinstance(v, float) else v
-            for k, v in tcptrace.window_trap(tcptrace.reductions(trace, SEGMENT_B)).items()
+            for k, v in {**tcptrace.window_trap(cuts), **trap_by_origin(cuts)}.items()
         },
     }
 
