@@ -323,6 +323,16 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
         EnterRecovery(currentDelivered);
         state = m_tcb->m_congState.Get();
     }
+    // tcp_cong_control grows the window on every ACK that acknowledges data outside a window
+    // reduction (tcp_may_raise_cwnd, FLAG_DATA_ACKED: tcp_input.c:3553-3589), Disorder
+    // included. ns-3 3.44's ProcessAck grows it in Open only: an ACK that advances snd_una and
+    // brings news of a hole goes through DupAck to Disorder, and one taken in Disorder that
+    // leaves it there grows nothing ("segments acked in CA_DISORDER").
+    if (advanced && state == TcpSocketState::CA_DISORDER &&
+        (priorState == TcpSocketState::CA_OPEN || priorState == TcpSocketState::CA_DISORDER))
+    {
+        m_congestionControl->IncreaseWindow(m_tcb, m_ackDelivered);
+    }
     if (!m_tlp)
     {
         return;

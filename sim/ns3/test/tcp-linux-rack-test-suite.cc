@@ -165,6 +165,82 @@ class RackLostRetransmissionTestCase : public TestCase
 };
 
 /**
+ * Growth in Disorder. One segment of 200 is lost once the receiver acknowledges every second
+ * segment (its window has reached the 256 KiB it may grow to; while it grows, each segment is
+ * acknowledged at once: tcp_grow_window's quick |= 1, tcp_input.c:548). When the segment before
+ * the lost one waits for its delayed ACK, the next one, arriving out of order, is acknowledged
+ * at once: that ACK advances snd_una by one segment and SACKs one, and the sender goes to
+ * Disorder (RACK's reordering window, a quarter of the 40-ms min_rtt, has not passed for the
+ * lost one). Linux's tcp_cong_control grows the window on it, as on every ACK that
+ * acknowledges data outside a window reduction (tcp_may_raise_cwnd, FLAG_DATA_ACKED:
+ * tcp_input.c:3553-3589): reno in slow start adds what the ACK newly delivered, one segment
+ * acknowledged and one SACKed (tcp_slow_start). ns-3 3.44's ProcessAck left it unchanged.
+ * Which loss gives that ACK depends on how the delayed ACKs pair the segments, so the case
+ * tries segments 90-99 and takes the first whose SACK comes on an advancing ACK.
+ */
+class DisorderGrowthTestCase : public TestCase
+{
+  public:
+    DisorderGrowthTestCase()
+        : TestCase("An ACK that acknowledges data and leaves the sender in Disorder grows cwnd")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        constexpr uint32_t SEGMENTS = 200;
+        for (uint32_t lost = 90; lost < 100; ++lost)
+        {
+            auto drop = CreateObject<SegmentDropper>();
+            drop->m_drops = {{lost, 1}};
+            RackRun run;
+            run.windowGrowthLimit = 256 * 1024;
+            run.Go(drop, SEGMENTS, true);
+            // the first ACK with a SACK block, and the ACK before it
+            const auto sackAck =
+                std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
+                    return !a.sack.empty();
+                });
+            NS_TEST_ASSERT_MSG_EQ((sackAck != run.acks.end() && sackAck != run.acks.begin()),
+                                  true,
+                                  "a SACK after other ACKs");
+            const auto previous = std::prev(sackAck);
+            if (previous->ack == sackAck->ack)
+            {
+                run.Done(); // the segment before the hole was acknowledged already
+                continue;
+            }
+            NS_TEST_ASSERT_MSG_EQ(sackAck->ack, 1 + (lost - 1) * MSS, "up to the hole");
+            NS_TEST_ASSERT_MSG_EQ(previous->ack, 1 + (lost - 2) * MSS, "advancing by one");
+            NS_TEST_ASSERT_MSG_EQ(sackAck->sack.size(), 1, "one SACK block");
+            NS_TEST_ASSERT_MSG_EQ(sackAck->sack[0].first, 1 + lost * MSS, "SACKing the next");
+            NS_TEST_ASSERT_MSG_EQ(sackAck->sack[0].second, 1 + (lost + 1) * MSS, "... alone");
+            const auto sends = run.SendsOf(lost);
+            NS_TEST_ASSERT_MSG_EQ(sends.size(), 2, "the lost segment sent twice");
+            NS_TEST_ASSERT_MSG_GT(sends[1], sackAck->at, "no recovery on that ACK: Disorder");
+
+            const uint32_t initial = 10 * MSS;
+            const uint32_t before = RackRun::Before(run.cwnd, sackAck->at, initial);
+            const uint32_t after =
+                RackRun::Before(run.cwnd, sackAck->at + NanoSeconds(1), initial);
+            NS_TEST_ASSERT_MSG_GT(RackRun::Before(run.ssthresh, sackAck->at, UINT32_MAX),
+                                  before,
+                                  "still in slow start");
+            // tcp_slow_start(tp, acked_sacked = 2): cwnd + 2
+            NS_TEST_EXPECT_MSG_EQ(after, before + 2 * MSS, "one acknowledged, one SACKed: +2");
+            NS_TEST_EXPECT_MSG_EQ(run.lossState, false, "no retransmission timeout");
+            NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack,
+                                  1 + SEGMENTS * MSS,
+                                  "everything acknowledged");
+            run.Done();
+            return;
+        }
+        NS_TEST_ASSERT_MSG_EQ(true, false, "no loss in 90-99 gave an advancing SACK");
+    }
+};
+
+/**
  * A tail loss: the last three of ten segments (the initial window) are lost, so no ACK comes
  * after the one of segment 7. That ACK (three segments out) arms the probe timer for
  * 2 srtt + 2 ms in jiffies, before the RTO (tcp_schedule_loss_probe, tcp_output.c:2782-2805),
@@ -421,6 +497,7 @@ class TcpLinuxRackTestSuite : public TestSuite
         AddTestCase(new TimerWheelTestCase, Duration::QUICK);
         AddTestCase(new RackLoneHoleTestCase, Duration::QUICK);
         AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
+        AddTestCase(new DisorderGrowthTestCase, Duration::QUICK);
         AddTestCase(new TlpTailLossTestCase, Duration::QUICK);
         AddTestCase(new UndoSpuriousTimeoutTestCase, Duration::QUICK);
         AddTestCase(new FrtoSpuriousTimeoutTestCase, Duration::QUICK);
