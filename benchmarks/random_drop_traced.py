@@ -30,34 +30,12 @@ from emusim import tcptrace
 
 SEGMENT_B = 1448
 SMALL_WINDOW_SEGMENTS = 3
-# CUBIC's constants (tcp_cubic.c:40-52): beta 717/1024; fast convergence keeps (1 + beta) / 2
-BETA_SCALE = 1024
-BETA = 717
-
-
-def cubic_origin_above(cuts: pd.DataFrame) -> pd.Series:
-    """Per recovery, whether CUBIC's origin lies above the window the recovery leaves: its last
-    maximum, replayed from the windows the cuts found (tcp_cubic.c:343-355: fast convergence
-    when the window is below the last maximum; a timeout's Loss state resets it to 0,
-    :376-381), against the ssthresh it sets. Where it does not, the window grows only at CUBIC's
-    time-gated updates."""
-    last_max = 0
-    above = []
-    for kind, window in cuts[["kind", "cwnd_segments"]].itertuples(index=False, name=None):
-        if kind != "recovery":
-            last_max = 0
-            above.append(False)
-            continue
-        fast_convergence = window < last_max
-        last_max = window * (BETA_SCALE + BETA) // (2 * BETA_SCALE) if fast_convergence else window
-        above.append(last_max > max(window * BETA // BETA_SCALE, tcptrace.FLOOR_SEGMENTS))
-    return pd.Series(above, index=cuts.index)
 
 
 def trap_by_origin(cuts: pd.DataFrame) -> dict[str, float]:
     """For recoveries found at 3 or 4 segments: the share whose next cut is a recovery found at
     the floor, where the replayed origin lies above the window left and where it does not."""
-    above = cubic_origin_above(cuts).to_numpy()[:-1]
+    above = tcptrace.cubic_origin_above(cuts).to_numpy()[:-1]
     found = cuts["cwnd_segments"].to_numpy()
     recovery = cuts["kind"].to_numpy() == "recovery"
     small = recovery[:-1] & ((found[:-1] == 3) | (found[:-1] == 4))

@@ -193,6 +193,34 @@ def window_trap(cuts: pd.DataFrame, largest: int = 6) -> dict[str, float]:
     return out
 
 
+# CUBIC's beta, 717/1024 (tcp_cubic.c:34, 50); fast convergence keeps (1 + beta) / 2 of the window
+CUBIC_BETA_SCALE = 1024
+CUBIC_BETA = 717
+
+
+def cubic_origin_above(cuts: pd.DataFrame) -> pd.Series:
+    """Per recovery, whether CUBIC's origin lies above the window the recovery leaves: its last
+    maximum, replayed from the windows the cuts found (tcp_cubic.c:341-356: fast convergence
+    when the window is below the last maximum; a timeout's Loss state resets it to 0,
+    :358-364), against the ssthresh it sets. Where it does not, the window grows only at CUBIC's
+    time-gated updates."""
+    last_max = 0
+    above = []
+    for kind, window in cuts[["kind", "cwnd_segments"]].itertuples(index=False, name=None):
+        if kind != "recovery":
+            last_max = 0
+            above.append(False)
+            continue
+        fast_convergence = window < last_max
+        if fast_convergence:
+            last_max = window * (CUBIC_BETA_SCALE + CUBIC_BETA) // (2 * CUBIC_BETA_SCALE)
+        else:
+            last_max = window
+        ssthresh = max(window * CUBIC_BETA // CUBIC_BETA_SCALE, FLOOR_SEGMENTS)
+        above.append(last_max > ssthresh)
+    return pd.Series(above, index=cuts.index)
+
+
 def mean_cwnd_segments(trace: pd.DataFrame, segment_B: int = 1448) -> float:
     """The congestion window averaged over time, in segments."""
     cwnd = trace[trace["event"] == "cwnd"]

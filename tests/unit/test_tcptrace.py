@@ -234,3 +234,17 @@ def test_reductions_and_the_window_trap(tmp_path):
     assert trap["next_at_floor_after_4"] == 1.0
     assert trap["next_at_floor_after_2"] == 0.0
     assert trap["next_at_floor_after_3"] == 1.0
+
+
+def test_cubic_origin_replayed_from_the_cuts():
+    # recoveries found at 8, 5 and 3 segments, a timeout, and one at 3 again. Last maximum:
+    # 8; 5 < 8 so 5 * 1741 // 2048 = 4; 3 < 4 so 2; the timeout's reset 0; 3 >= 0 so 3.
+    # ssthresh: 8 * 717 // 1024 = 5, 3, then 2 (the floor) twice.
+    cuts = pd.DataFrame(
+        {
+            "t_s": [1.0, 2.0, 3.0, 4.0, 5.0],
+            "kind": ["recovery", "recovery", "recovery", "timeout", "recovery"],
+            "cwnd_segments": [8, 5, 3, 1, 3],
+        }
+    )
+    assert tcptrace.cubic_origin_above(cuts).tolist() == [True, True, False, False, True]
