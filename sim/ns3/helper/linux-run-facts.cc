@@ -39,6 +39,7 @@ LinuxRunFacts(Ptr<const TcpBlastClient> client, std::string& status)
         ", \"TCPDSACKRecv\": " + std::to_string(socket->GetDsacksReceived()) +
         ", \"TCPDSACKUndo\": " + std::to_string(socket->GetDsackUndos()) +
         ", \"TCPFullUndo\": " + std::to_string(socket->GetFullUndos()) +
+        ", \"TCPTimeouts\": " + std::to_string(socket->GetRtoExpiries()) +
         ", \"rack_marked_lost\": " + std::to_string(socket->GetRackMarkedLost()) +
         ", \"rack_reorder_timeouts\": " + std::to_string(socket->GetRackReoTimeouts()) + "}";
     // times TCP small queues held the sender back (no kernel counter has this)

@@ -357,6 +357,12 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
     }
 }
 
+uint32_t
+TcpLinuxSocket::GetRtoExpiries() const
+{
+    return m_rtoExpiries;
+}
+
 void
 TcpLinuxSocket::ReTxTimeout()
 {
@@ -366,6 +372,7 @@ TcpLinuxSocket::ReTxTimeout()
         TcpSocketBase::ReTxTimeout();
         return;
     }
+    ++m_rtoExpiries; // LINUX_MIB_TCPTIMEOUTS, tcp_timer.c:546, on every expiry
     m_reoEvent.Cancel();
     m_ptoEvent.Cancel();
     // tcp_enter_loss sets up undo once per loss episode (tcp_input.c:2164-2172): from Open or
@@ -388,6 +395,11 @@ TcpLinuxSocket::ReTxTimeout()
         InitUndo(); // before the head's retransmission, which undo_retrans then counts
     }
     TcpSocketBase::ReTxTimeout();
+    // the backed-off RTO (tcp_retransmit_timer, out_reset_timer, tcp_timer.c:601-623) runs on
+    // the wheel like any timer: at 2 x 204 ms it is 102 jiffies ahead, on level 1, so it runs
+    // on the next multiple of 8 jiffies after its expiry (412-440 ms in the emulated kernel's
+    // traces), not at 408 ms as TcpSocketBase armed it
+    RtoOntoWheel();
     if (m_tcb->m_congState != TcpSocketState::CA_LOSS)
     {
         return;
@@ -835,6 +847,27 @@ TcpLinuxSocket::RearmRto(bool fromNow)
     m_retxEvent = Simulator::Schedule(DelayToTick(UsToJiffies(static_cast<uint64_t>(us))),
                                       &TcpLinuxSocket::ReTxTimeout,
                                       this);
+    m_wheelRtoUid = m_retxEvent.GetUid();
+}
+
+void
+TcpLinuxSocket::RtoOntoWheel()
+{
+    // Linux arms the RTO on an ACK (tcp_rearm_rto, tcp_input.c:3237-3265) and on a send into
+    // an empty pipe (tcp_event_new_data_sent) through the timer wheel; TcpSocketBase schedules
+    // m_rto to the nanosecond (NewAck, SendDataPacket). With nothing of ours outstanding (a
+    // FIN alone) TcpSocketBase's timer stays: it retransmits what this class does not track.
+    if (!m_segments.empty() && m_retxEvent.IsPending() && m_retxEvent.GetUid() != m_wheelRtoUid)
+    {
+        RearmRto(true);
+    }
+}
+
+void
+TcpLinuxSocket::NewAck(const SequenceNumber32& seq, bool resetRTO)
+{
+    TcpSocketBase::NewAck(seq, resetRTO);
+    RtoOntoWheel();
 }
 
 bool

@@ -455,6 +455,7 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     // tcp_event_data_sent: lsndtime in jiffies (tcp_output.c)
     m_lsndtimeJiffies = emusim_jiffies32(Simulator::Now().GetNanoSeconds());
     ValidateCwnd();
+    RtoOntoWheel(); // TcpSocketBase arms its RTO on a send when none is pending
     return sent;
 }
 

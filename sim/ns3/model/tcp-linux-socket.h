@@ -355,6 +355,10 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetLossUndos() const;
     /// @return timeouts F-RTO found spurious (LINUX_MIB_TCPSPURIOUSRTOS)
     uint32_t GetSpuriousRtos() const;
+    /// @return retransmission timer expiries with data outstanding (Linux's TCPTimeouts,
+    /// tcp_timer.c:546: every expiry, a backed-off one too; metrics.rto_timeouts counts only
+    /// the entries into Loss)
+    uint32_t GetRtoExpiries() const;
     /// @return D-SACK blocks received and taken (LINUX_MIB_TCPDSACKRECV + TCPDSACKOFORECV)
     uint32_t GetDsacksReceived() const;
     /// @return reductions undone because D-SACKs covered every retransmission (TCPDSACKUNDO)
@@ -429,6 +433,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
                     const SequenceNumber32& oldHeadSequence,
                     bool receivedData) override;
     void ReTxTimeout() override;
+    void NewAck(const SequenceNumber32& seq, bool resetRTO) override;
     void ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader) override;
 
   private:
@@ -508,6 +513,9 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     static Time DelayToTick(uint64_t jiffies);
     /// tcp_rearm_rto from the probe: the RTO from now (a probe went out) or what is left of it
     void RearmRto(bool fromNow);
+    /// TcpSocketBase armed the RTO itself (NewAck, SendDataPacket: m_rto from now, to the
+    /// nanosecond): arm it from now on the wheel's tick instead, as every Linux timer runs
+    void RtoOntoWheel();
     /// @return tcp_packet_delayed: the ACK echoes a timestamp older than the first retransmission
     bool PacketDelayed() const;
     /**
@@ -694,6 +702,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     bool m_ackOrigSackAcked{false};    //!< the ACK: FLAG_ORIG_SACK_ACKED
     bool m_ackDataSacked{false};       //!< the ACK: FLAG_DATA_SACKED
     uint32_t m_spuriousRtos{0};        //!< timeouts F-RTO undid
+    uint32_t m_rtoExpiries{0};         //!< retransmission timer expiries (TCPTimeouts)
+    uint32_t m_wheelRtoUid{0};         //!< the RTO event this class put on the wheel
     bool m_dsack{false};               //!< D-SACK sent and taken (attribute)
     bool m_dsackPending{false};        //!< receiver: rx_opt.dsack, a D-SACK block to send
     uint32_t m_dsackStart{0};          //!< receiver: duplicate_sack[0].start_seq

@@ -363,10 +363,12 @@ class UndoSpuriousTimeoutTestCase : public TestCase
 
 /**
  * A timeout F-RTO finds spurious: without timestamps, from 300 ms to 600 ms the link's delay is
- * 300 ms each way, so the ACKs come too late and the sender times out (about 240 ms after the
- * last ACK) and resends the head. An ACK of the head alone lets new data out instead of
- * retransmissions (step 2.b); the first ACK of a segment behind the head, never retransmitted
- * and below high_seq, proves the timeout spurious (step 3.b; tcp_process_loss,
+ * 400 ms each way, so the ACKs come too late and the sender times out (its RTO, about 260 ms
+ * after the last ACK at 319 ms, is 65 jiffies: on level 1 of the wheel it runs at the next
+ * multiple of 8 jiffies, 608 ms, before the first delayed ACK at 701 ms; with 300 ms that ACK
+ * came at 601 ms, first) and resends the head. An ACK of the head alone lets new data out
+ * instead of retransmissions (step 2.b); the first ACK of a segment behind the head, never
+ * retransmitted and below high_seq, proves the timeout spurious (step 3.b; tcp_process_loss,
  * tcp_input.c:2905-2935) and undoes it through reno's undo_cwnd (at least the window at the
  * timeout). With F-RTO off and no timestamp to prove it, the reduction stays and the
  * outstanding data is resent.
@@ -388,7 +390,7 @@ class FrtoSpuriousTimeoutTestCase : public TestCase
             run.timestamps = false;
             run.spikeFrom = MilliSeconds(300);
             run.spikeUntil = MilliSeconds(600);
-            run.spikeDelay = MilliSeconds(300);
+            run.spikeDelay = MilliSeconds(400);
             run.Go(CreateObject<SegmentDropper>(), 4000, false, false, true, frto);
 
             NS_TEST_ASSERT_MSG_EQ(run.lossState, true, "a timeout");
@@ -487,6 +489,56 @@ class TimerWheelTestCase : public TestCase
     }
 };
 
+/**
+ * A backed-off RTO on the wheel: with probes off, the tail segment 10 is lost twice. The last
+ * ACK (of 9) arms the RTO through tcp_rearm_rto: rto = srtt + rttvar (rttvar at its floor,
+ * rto_min = 200 ms: __tcp_set_rto, include/net/tcp.h:725-728) rounded up to J jiffies, about
+ * 61 on this 40-ms path, less than 63, so it runs one tick after its expiry. The timeout
+ * resends 10 and doubles the RTO (tcp_timer.c:601-623) to 2 J jiffies, past 63: level 1 of
+ * the wheel, which runs it on the next multiple of 8 jiffies after its expiry
+ * (TimerWheelTestCase). TcpSocketBase would arm both to the nanosecond: the first 2 J * 4 ms
+ * after the ACK, the second exactly 2 J * 4 ms after the first.
+ */
+class BackoffOnWheelTestCase : public TestCase
+{
+  public:
+    BackoffOnWheelTestCase()
+        : TestCase("Backoff: a backed-off RTO runs on level 1 of the wheel, like the first on 0")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        drop->m_drops = {{10, 2}};
+        RackRun run;
+        run.Go(drop, 10, true, false);
+
+        const auto sends10 = run.SendsOf(10);
+        NS_TEST_ASSERT_MSG_EQ(sends10.size(), 3, "segment 10 sent three times");
+        const auto lastAck = std::find_if(run.acks.rbegin(), run.acks.rend(), [&](const auto& a) {
+            return a.at < sends10[1];
+        });
+        NS_TEST_ASSERT_MSG_EQ((lastAck != run.acks.rend()), true, "an ACK before the timeout");
+        NS_TEST_ASSERT_MSG_EQ(lastAck->ack, 1 + 9 * MSS, "the last ACK is of segment 9");
+        // srtt lies between the smallest and the largest sample; rttvar is at rto_min
+        const auto [lo, hi] = run.RttRangeUs(lastAck->at);
+        const int64_t jiffiesLo = (lo + 200000 + 3999) / 4000;
+        const int64_t jiffiesHi = (hi + 200000 + 3999) / 4000;
+        NS_TEST_ASSERT_MSG_EQ(jiffiesLo, jiffiesHi, "srtt's range decides the RTO's jiffies");
+        NS_TEST_ASSERT_MSG_LT(jiffiesLo, 63, "the first RTO is on level 0");
+        NS_TEST_EXPECT_MSG_EQ(sends10[1], TickAfter(lastAck->at, jiffiesLo), "the first timeout");
+        const auto clk =
+            static_cast<uint64_t>(sends10[1].GetNanoSeconds() / JIFFY.GetNanoSeconds());
+        const uint64_t runs = ((clk + 2 * jiffiesLo) / 8 + 1) * 8;
+        NS_TEST_EXPECT_MSG_EQ(sends10[2], JIFFY * static_cast<int64_t>(runs), "the backed-off one");
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetRtoExpiries(), 2, "two expiries (TCPTimeouts)");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 10 * MSS, "everything acknowledged");
+        run.Done();
+    }
+};
+
 /// TestSuite emusim-tcp-linux-rack.
 class TcpLinuxRackTestSuite : public TestSuite
 {
@@ -495,6 +547,7 @@ class TcpLinuxRackTestSuite : public TestSuite
         : TestSuite("emusim-tcp-linux-rack", Type::UNIT)
     {
         AddTestCase(new TimerWheelTestCase, Duration::QUICK);
+        AddTestCase(new BackoffOnWheelTestCase, Duration::QUICK);
         AddTestCase(new RackLoneHoleTestCase, Duration::QUICK);
         AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
         AddTestCase(new DisorderGrowthTestCase, Duration::QUICK);
