@@ -101,7 +101,11 @@ def main() -> int:
     shard_dir = args.out / f"shards-{args.shards}"
     n = args.shards
     if args.compare_only:
-        earlier = json.loads((args.out / "emulation_shards.json").read_text())
+        earlier_path = args.out / "emulation_shards.json"
+        if not earlier_path.exists():
+            raise SystemExit(f"{earlier_path}: no earlier benchmark here to check again "
+                             "(run it once without --compare-only)")  # fmt: skip
+        earlier = json.loads(earlier_path.read_text())
         serial_s, sharded_s = earlier["serial_wall_s"], earlier["sharded_wall_s"]
         measured_utc = earlier["date_utc"]
     else:
