@@ -177,12 +177,19 @@ TcpLinuxSocket::RackReoTimeout()
     // tcp_rack_reo_timeout, tcp_recovery.c:149-167
     ++m_rackReoTimeouts;
     const uint32_t priorInFlight = PacketsInFlight();
+    const uint32_t lostBeforeBytes = m_txBuffer->GetLost();
     bool lostRetransmit = false;
     RackDetectLoss(lostRetransmit);
     if (priorInFlight != PacketsInFlight())
     {
         if (m_tcb->m_congState != TcpSocketState::CA_RECOVERY)
         {
+            // tcp_cwnd_reduction(sk, 1, tp->lost - lost, 0): the timer counts one segment
+            // delivered, the losses it marked, and snd_una not advanced, whatever the last
+            // ACK did (PRR's prr_delivered starts at 1, not at that ACK's deliveries)
+            m_ackDelivered = 1;
+            m_ackAdvanced = false;
+            m_lostBeforeAckBytes = lostBeforeBytes;
             EnterRecovery(0);
         }
         SendPendingData(m_connected); // tcp_xmit_retransmit_queue

@@ -92,6 +92,62 @@ class RackLoneHoleTestCase : public TestCase
 };
 
 /**
+ * Recovery begun by the reordering timer. Of three segments the second is lost, and so is the
+ * ACK of the first, so the ACK that SACKs segment 3 also acknowledges segment 1: it delivers two
+ * segments. The reordering timer later marks segment 2 lost (as in RackLoneHoleTestCase) and
+ * starts recovery with tcp_cwnd_reduction(sk, 1, newly lost, 0) (tcp_rack_reo_timeout,
+ * tcp_recovery.c:157-161): one segment delivered, not the last ACK's two. Worked by hand from
+ * tcp_cwnd_reduction (tcp_input.c:2683-2707): nothing is in flight (segment 2 lost, 3 SACKed),
+ * ssthresh = max(cwnd / 2, 2) (Reno) is above that, so sndcnt = max(prr_delivered - prr_out,
+ * 1) = 1 with no bonus (flag 0) and cwnd = 0 + 1 = one segment. With the ACK's two it would
+ * be two.
+ */
+class RackTimerRecoveryTestCase : public TestCase
+{
+  public:
+    RackTimerRecoveryTestCase()
+        : TestCase("RACK: recovery begun by the reordering timer counts one segment delivered")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        drop->m_drops = {{2, 1}};
+        RackRun run;
+        run.ackDropper = CreateObject<AckDropper>();
+        run.ackDropper->m_acks = {1 + MSS};
+        run.Go(drop, 3, true);
+
+        const auto sends2 = run.SendsOf(2);
+        NS_TEST_ASSERT_MSG_EQ(sends2.size(), 2, "segment 2 sent twice");
+        // the ACK that both acknowledges segment 1 and SACKs segment 3 came before the timer
+        const auto sackAck = std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
+            return !a.sack.empty();
+        });
+        NS_TEST_ASSERT_MSG_EQ((sackAck != run.acks.end()), true, "a SACK");
+        NS_TEST_ASSERT_MSG_EQ(sackAck->ack, 1 + MSS, "it acknowledges segment 1");
+        NS_TEST_ASSERT_MSG_EQ((sackAck == run.acks.begin()), true, "the first ACK was dropped");
+        NS_TEST_ASSERT_MSG_GT(sends2[1], sackAck->at, "retransmitted by the timer, later");
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetRackReoTimeouts(), 1, "one reordering timeout");
+
+        // the window and threshold the timer set (the last changes at its instant)
+        const uint32_t cwndBefore = RackRun::Before(run.cwnd, sends2[1], 10 * MSS);
+        const uint32_t cwndAfter = RackRun::Before(run.cwnd, sends2[1] + NanoSeconds(1), 0);
+        const uint32_t ssthreshAfter =
+            RackRun::Before(run.ssthresh, sends2[1] + NanoSeconds(1), 0);
+        NS_TEST_EXPECT_MSG_EQ(ssthreshAfter,
+                              std::max(cwndBefore / MSS / 2, 2U) * MSS,
+                              "Reno's ssthresh");
+        NS_TEST_EXPECT_MSG_EQ(cwndAfter, MSS, "one segment: in flight 0 + sndcnt 1");
+        NS_TEST_EXPECT_MSG_EQ(run.lossState, false, "no retransmission timeout");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 3 * MSS, "everything acknowledged");
+        run.Done();
+    }
+};
+
+/**
  * A lost retransmission: segment 5 of 40 is lost twice. Its first retransmission R goes out in
  * recovery; RACK's reordering window is 0 there (tcp_rack_reo_wnd, tcp_recovery.c:13-14), so
  * the first ACK that delivers a segment sent after R proves R lost (remaining = send(s) - R < 0
@@ -549,6 +605,7 @@ class TcpLinuxRackTestSuite : public TestSuite
         AddTestCase(new TimerWheelTestCase, Duration::QUICK);
         AddTestCase(new BackoffOnWheelTestCase, Duration::QUICK);
         AddTestCase(new RackLoneHoleTestCase, Duration::QUICK);
+        AddTestCase(new RackTimerRecoveryTestCase, Duration::QUICK);
         AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
         AddTestCase(new DisorderGrowthTestCase, Duration::QUICK);
         AddTestCase(new TlpTailLossTestCase, Duration::QUICK);
