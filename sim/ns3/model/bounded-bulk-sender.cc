@@ -20,6 +20,12 @@ BoundedBulkSender::BoundedBulkSender(Address remote, uint32_t backlogBytes)
 }
 
 void
+BoundedBulkSender::SetSocketCallback(Callback<void, Ptr<Socket>> onSocket)
+{
+    m_onSocket = onSocket;
+}
+
+void
 BoundedBulkSender::StartApplication()
 {
     // ns-3's own socket, not the profile's blast socket (linux-6.1: TcpLinuxSocket): on
@@ -31,8 +37,17 @@ BoundedBulkSender::StartApplication()
     m_socket =
         DynamicCast<TcpSocketBase>(Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId()));
     m_socket->Bind();
-    m_socket->TraceConnectWithoutContext("NextTxSequence",
-                                         MakeCallback(&BoundedBulkSender::NextTx, this));
+    if (!m_onSocket.IsNull())
+    {
+        m_onSocket(m_socket);
+    }
+    // the unsent data is what lies beyond the highest byte ever sent, not beyond
+    // NextTxSequence: a retransmission timeout sets that back to snd_una, and measured from
+    // there the socket looked full until everything was acknowledged again; meanwhile it
+    // sent its real backlog and, with nothing left in flight, nothing called TopUp again
+    // (a BBR flow stopped for good at 800 Mb/s: docs/multiflow.md)
+    m_socket->TraceConnectWithoutContext("HighestSequence",
+                                         MakeCallback(&BoundedBulkSender::HighTx, this));
     m_socket->SetConnectCallback(MakeCallback(&BoundedBulkSender::Connected, this),
                                  MakeNullCallback<void, Ptr<Socket>>());
     m_socket->SetSendCallback(MakeCallback(&BoundedBulkSender::Space, this));
@@ -51,9 +66,9 @@ BoundedBulkSender::StopApplication()
 }
 
 void
-BoundedBulkSender::NextTx(SequenceNumber32, SequenceNumber32 next)
+BoundedBulkSender::HighTx(SequenceNumber32, SequenceNumber32 high)
 {
-    m_nextTx = next;
+    m_highTx = high;
 }
 
 void
@@ -77,7 +92,7 @@ BoundedBulkSender::TopUp()
         return;
     }
     const SequenceNumber32 tail = m_socket->GetTxBuffer()->TailSequence();
-    const uint32_t unsent = tail > m_nextTx ? tail - m_nextTx : 0;
+    const uint32_t unsent = tail > m_highTx ? tail - m_highTx : 0;
     if (unsent >= m_backlog)
     {
         return;

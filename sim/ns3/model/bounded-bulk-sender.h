@@ -26,12 +26,16 @@ class BoundedBulkSender : public Application
     /// \param remote the sink's address \param backlogBytes unsent bytes kept in the socket
     BoundedBulkSender(Address remote, uint32_t backlogBytes);
 
+    /// \param onSocket called with the connection's socket when the sender starts (a trace
+    /// attaches there)
+    void SetSocketCallback(Callback<void, Ptr<Socket>> onSocket);
+
   private:
     void StartApplication() override;
     void StopApplication() override;
 
-    /// NextTxSequence trace: where the next new byte goes from
-    void NextTx(SequenceNumber32, SequenceNumber32 next);
+    /// HighestSequence trace: the highest sequence number sent so far (snd_nxt's high mark)
+    void HighTx(SequenceNumber32, SequenceNumber32 high);
     /// The connection is up: start writing.
     void Connected(Ptr<Socket>);
     /// The socket has room (send or data-sent callback): write more.
@@ -39,12 +43,13 @@ class BoundedBulkSender : public Application
     /// Write until the socket holds m_backlog unsent bytes.
     void TopUp();
 
-    Address m_remote;            //!< the sink
-    uint32_t m_backlog;          //!< unsent bytes to keep
-    Ptr<TcpSocketBase> m_socket; //!< the connection
-    SequenceNumber32 m_nextTx;   //!< next new sequence number TCP sends
-    bool m_connected{false};     //!< handshake done
-    bool m_stopped{false};       //!< past the departure time
+    Address m_remote;                       //!< the sink
+    uint32_t m_backlog;                     //!< unsent bytes to keep
+    Ptr<TcpSocketBase> m_socket;            //!< the connection
+    SequenceNumber32 m_highTx;              //!< highest sequence number TCP has sent
+    bool m_connected{false};                //!< handshake done
+    bool m_stopped{false};                  //!< past the departure time
+    Callback<void, Ptr<Socket>> m_onSocket; //!< told of the socket at the start
 };
 
 } // namespace ns3

@@ -34,6 +34,7 @@
 #include "../model/bottleneck-sampler.h"
 #include "../model/bounded-bulk-sender.h"
 #include "../model/draining-sink.h"
+#include "../model/tcp-event-trace.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -84,6 +85,8 @@ struct RunConfig
     double sampleS{1};                     //!< throughput sample period
     double pollS{0.1};                     //!< queue poll period
     uint32_t backlogBytes{262144};         //!< unsent data a flow keeps in its socket
+    std::string traceFile;                 //!< TCP event trace CSV of one flow ("" = none)
+    uint32_t traceFlow{0};                 //!< which flow (0-based, in --flows order)
     emusim::RunArguments out;              //!< seed, run and output
 };
 
@@ -171,6 +174,8 @@ main(int argc, char* argv[])
     cmd.AddValue("sampleS", "throughput sample period", cfg.sampleS);
     cmd.AddValue("pollS", "queue poll period", cfg.pollS);
     cmd.AddValue("backlogBytes", "unsent bytes a sender keeps in its socket", cfg.backlogBytes);
+    cmd.AddValue("traceFile", "TCP event trace CSV of one flow's sender", cfg.traceFile);
+    cmd.AddValue("traceFlow", "the traced flow, 0-based in --flows order", cfg.traceFlow);
     emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
 
@@ -182,6 +187,9 @@ main(int argc, char* argv[])
     emusim::SeedStreams(cfg.out);
 
     const size_t n = flows.size();
+    NS_ABORT_MSG_UNLESS(cfg.traceFile.empty() || cfg.traceFlow < n,
+                        "--traceFlow=" << cfg.traceFlow << " but --flows has " << n
+                                       << " flows (0-based)");
     NodeContainer senders;
     senders.Create(n);
     NodeContainer core;
@@ -239,6 +247,7 @@ main(int argc, char* argv[])
         Ipv4Address("10.1.1.0"),
         n);
 
+    Ptr<TcpEventTrace> eventTrace;
     for (size_t i = 0; i < n; ++i)
     {
         const uint16_t port = 5001 + i;
@@ -250,6 +259,14 @@ main(int argc, char* argv[])
         auto sender = CreateObject<BoundedBulkSender>(InetSocketAddress(receiverAddress, port),
                                                       cfg.backlogBytes);
         senders.Get(i)->AddApplication(sender);
+        if (!cfg.traceFile.empty() && i == cfg.traceFlow)
+        {
+            // the sender's events only: the bottleneck's drops are every flow's, and the
+            // trace's segment numbers are this connection's
+            eventTrace = CreateObject<TcpEventTrace>();
+            eventTrace->Open(cfg.traceFile);
+            sender->SetSocketCallback(MakeCallback(&TcpEventTrace::WatchSocket, eventTrace));
+        }
         sender->SetStartTime(Seconds(flows[i].startS));
         sender->SetStopTime(Seconds(flows[i].stopS));
     }
