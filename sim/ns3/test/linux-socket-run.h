@@ -237,6 +237,14 @@ struct RackRun
         lossState |= now == TcpSocketState::CA_LOSS;
     }
 
+    /// The first ACK that carries a SACK block (acks.end() if none).
+    std::vector<Ack>::const_iterator FirstSack() const
+    {
+        return std::find_if(acks.begin(), acks.end(), [](const Ack& a) {
+            return !a.sack.empty();
+        });
+    }
+
     /// Sends of a segment, in order.
     std::vector<Time> SendsOf(uint32_t segment) const
     {

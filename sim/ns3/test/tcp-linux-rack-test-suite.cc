@@ -57,9 +57,7 @@ class RackLoneHoleTestCase : public TestCase
         const int64_t minRttUs = std::min((run.synAckReceived - run.synSent).GetMicroSeconds(),
                                           (ack1->at - sends1[0]).GetMicroSeconds());
         // the ACK that SACKs segment 3
-        const auto sackAck = std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
-            return !a.sack.empty();
-        });
+        const auto sackAck = run.FirstSack();
         NS_TEST_ASSERT_MSG_EQ((sackAck != run.acks.end()), true, "a SACK");
         const int64_t nowUs = sackAck->at.GetMicroSeconds();
         const int64_t rackRttUs = nowUs - sends3[0].GetMicroSeconds();
@@ -123,9 +121,7 @@ class RackTimerRecoveryTestCase : public TestCase
         const auto sends2 = run.SendsOf(2);
         NS_TEST_ASSERT_MSG_EQ(sends2.size(), 2, "segment 2 sent twice");
         // the ACK that both acknowledges segment 1 and SACKs segment 3 came before the timer
-        const auto sackAck = std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
-            return !a.sack.empty();
-        });
+        const auto sackAck = run.FirstSack();
         NS_TEST_ASSERT_MSG_EQ((sackAck != run.acks.end()), true, "a SACK");
         NS_TEST_ASSERT_MSG_EQ(sackAck->ack, 1 + MSS, "it acknowledges segment 1");
         NS_TEST_ASSERT_MSG_EQ((sackAck == run.acks.begin()), true, "the first ACK was dropped");
@@ -254,10 +250,7 @@ class DisorderGrowthTestCase : public TestCase
             run.windowGrowthLimit = 256 * 1024;
             run.Go(drop, SEGMENTS, true);
             // the first ACK with a SACK block, and the ACK before it
-            const auto sackAck =
-                std::find_if(run.acks.begin(), run.acks.end(), [](const auto& a) {
-                    return !a.sack.empty();
-                });
+            const auto sackAck = run.FirstSack();
             NS_TEST_ASSERT_MSG_EQ((sackAck != run.acks.end() && sackAck != run.acks.begin()),
                                   true,
                                   "a SACK after other ACKs");

@@ -5,7 +5,7 @@ Scenario I with BBR at 800 Mb/s (docs/multiflow.md): when the second flow joins,
 lose thousands of packets and take retransmission timeouts. The sender used to measure its
 socket's unsent data from NextTxSequence, which a timeout sets back to snd_una: the first flow
 stopped writing and, once everything was acknowledged, stopped for good (0 Mb/s from 16 s on,
-here in 25 simulated seconds). About 3 CPU-minutes, so in the extended tier."""
+here in 25 simulated seconds). About 4-5 minutes, so in the extended tier."""
 
 import json
 import subprocess
