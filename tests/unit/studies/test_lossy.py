@@ -124,6 +124,16 @@ def test_the_paper_numbers_of_the_study(comparison):
     assert out["LossyLinkSelfcheck"] == "failed: throughput"
     # the loss-free cell of htcp, a deterministic variant both run: |(4e6 - 5e6) / 4e6|
     assert out["LossyLinkLossFreeRelDiffMax"] == "0.250"
+    # the largest gap and where: the loss-free htcp cell's -0.25, not above a quarter
+    assert out["LossyLinkRelDiffMax"] == "0.250"
+    assert out["LossyLinkRelDiffMaxCell"] == r"htcp at 0 \% and 10 ms"
+    assert out["LossyLinkAboveQuarter"] == "none"
+    assert out["LossyLinkRelDiffMaxHtcp"] == "0.250"
+    assert out["LossyLinkRelDiffMaxReno"] == pn.NA  # no reno cell in these tables
+    farther = comparison.copy()
+    farther.loc[farther["point"] == HTCP, "rel_diff"] = -0.4
+    named = lossy_numbers.lossy_link_numbers("lossy-link", farther, lossy.HEADLINE, None, None)
+    assert named["LossyLinkAboveQuarter"] == r"htcp at 5 \% and 10 ms (-0.40)"
     empty = lossy_numbers.lossy_link_numbers("lossy-link", None, lossy.HEADLINE, None, None)
     assert set(empty) == set(out)
     assert empty["LossyLinkHeadlineRelDiffMedian"] == pn.NA

@@ -114,6 +114,8 @@ def lossy_link_numbers(
         f"{key}HeadlineFarthestRelDiff": significant(farthest.get("rel_diff")),
         f"{key}Selfcheck": text("; ".join(verdicts) if verdicts else None),
     }
+    both_names = [n for n, v in registry.items() if v.ns3 and v.linux and n not in models]
+    out.update(_largest_gaps(key, both if have else None, both_names))
     for backend in ("ns3", "mininet"):
         row = best[backend]
         value = row.get(backend)
@@ -121,6 +123,45 @@ def lossy_link_numbers(
         out[macro_name(scenario, "HeadlineBest", backend, "MBps")] = significant(
             None if is_missing(value) else value / 1e6
         )
+    return out
+
+
+#: The |rel_diff| above which the paper names a variant's cells (issue 30: "every variant
+#: above 0.25 anywhere is named with its mechanism").
+NAMED_ABOVE = 0.25
+
+
+def _cell_text(row: Mapping) -> str:
+    loss = format((Decimal(str(row["loss"])) * 100).normalize(), "f")
+    return f"{row['variant']} at {loss} % and {int(float(row['delay_ms']))} ms"
+
+
+def _largest_gaps(key: str, both: pd.DataFrame | None, names: list[str]) -> Numbers:
+    """The largest |rel_diff| over the cells both backends ran and where it is, the cells
+    above NAMED_ABOVE (``none`` when there are none), and the largest of each variant of
+    ``names`` (``{key}RelDiffMax{Variant}``, n/a where it has no such cell: reno's and cubic's
+    are the reference the paper quotes)."""
+    out: Numbers = {
+        f"{key}RelDiffMax": significant(None),
+        f"{key}RelDiffMaxCell": text(None),
+        f"{key}AboveQuarter": text(None),
+        **{macro_name(key, "RelDiffMax", name): significant(None) for name in names},
+    }
+    if both is None or both.empty:
+        return out
+    gaps = both.assign(abs_rel=both["rel_diff"].abs()).dropna(subset=["abs_rel"])
+    if gaps.empty:
+        return out
+    top = gaps.loc[gaps["abs_rel"].idxmax()]
+    above = gaps[gaps["abs_rel"] > NAMED_ABOVE].sort_values("abs_rel", ascending=False)
+    out[f"{key}RelDiffMax"] = significant(top["abs_rel"])
+    out[f"{key}RelDiffMaxCell"] = text(_cell_text(top))
+    out[f"{key}AboveQuarter"] = text(
+        ", ".join(f"{_cell_text(r)} ({r['rel_diff']:+.2f})" for _, r in above.iterrows()) or "none"
+    )
+    for variant, rows in gaps.groupby("variant", sort=True):
+        if variant in names:
+            out[macro_name(key, "RelDiffMax", variant)] = significant(rows["abs_rel"].max())
     return out
 
 
