@@ -18,12 +18,15 @@ stem = Path(snakemake.output.table[0]).with_suffix("")  # noqa: F821
 caption = (
     f"{scenario.name}: per phase and TCP variant, what the last half of the phase settled to "
     "(utilisation of the bottleneck's payload rate, Jain's index over the active flows, the "
-    "queue's mean and sd, the mean packets each active flow kept queued) and the drops of the "
-    "whole phase; ns-3."
+    "queue's mean and sd, the mean packets each active flow kept queued), the seconds after the "
+    "phase began from which every active flow's smoothed goodput stayed within a tenth of the "
+    "fair share of its settled rate (empty: not by the phase's end), and the drops of the whole "
+    "phase; ns-3."
 )
 formats = {
     "utilisation": ".3f",
     "Jain": ".3f",
+    "settled after (s)": ".1f",
     "queue (pkts)": ".1f",
     "queue sd": ".1f",
     "queued/flow (pkts)": ".1f",

@@ -6,6 +6,7 @@ import json
 import subprocess
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from emusim import profiles
@@ -169,6 +170,19 @@ def test_phase_table_against_a_hand_made_series():
     assert second.queued_per_flow_pkts == pytest.approx((5 + 9) / 2)
     capacity = 20 * 1448 / 1538  # the quick bottleneck's payload rate
     assert second.utilisation == pytest.approx(18 / capacity)
+    # settling, band a tenth of the fair share: phase 1's flow (band 1.88 Mb/s around 18) is
+    # outside at 1 and 2 s, inside from then on: settled 2 s after the phase began. In phase 2
+    # (band 0.94 around 8 and 10) flow 1 is still 2 Mb/s off at the last sample: never.
+    assert first.settle_s == pytest.approx(2.0)
+    assert np.isnan(second.settle_s)
+
+
+def test_settle_time_of_flows_inside_their_band_from_the_start_is_zero():
+    t = np.array([11.0, 12.0, 13.0])
+    rates = np.array([[5.0, 5.2, 4.9], [3.0, 2.0, 3.1]])
+    final = np.array([5.0, 3.0])
+    assert phases.settle_time_s(t, rates, final, band=0.5, start_s=10) == pytest.approx(2.0)
+    assert phases.settle_time_s(t, rates, final, band=1.0, start_s=10) == 0.0
 
 
 # --- the ns-3 program ---------------------------------------------------------------------------
@@ -252,3 +266,25 @@ def test_buffer_numbers_count_phases_as_fasts_design_predicts():
     assert out["MultiflowBufferFastOscillatingTwo"] == "50, 2000"
     assert out["MultiflowBufferFastAsPredictedTwo"] == "2 of 4"
     assert out["MultiflowBufferFastSteadyTwenty"] == "n/a"
+
+
+def test_scenario_numbers_count_the_phases_that_settled_in_their_transient():
+    from emusim.studies.multiflow import numbers as multiflow_paper
+
+    settings = _settings(phases=3, phase_s=60)
+    common = {"jain_index": 1.0, "utilisation": 1.0, "queue_mean_pkts": 200.0,
+              "queue_sd_pkts": 0.5, "drops_phase": 0, "drops_settled": 0,
+              "queued_per_flow_pkts": 120.0}  # fmt: skip
+    rows = [
+        # FAST: 4.5 and 12 s, then exactly half a phase (30 s): all three within the transient
+        *({**common, "variant": "fast", "settle_s": s} for s in (4.5, 12.0, 30.0)),
+        # CUBIC: one phase at 31 s (after the transient began to be measured), two never
+        *({**common, "variant": "cubic", "settle_s": s} for s in (31.0, float("nan"), 2.0)),
+    ]
+    out = multiflow_paper.scenario_numbers(
+        "multiflow-buffer", pd.DataFrame(rows), settings, ["fast", "cubic", "bbr"]
+    )
+    assert out["MultiflowBufferFastSettledPhases"] == "3"
+    assert out["MultiflowBufferFastSettleMaxS"] == "30.0"
+    assert out["MultiflowBufferCubicSettledPhases"] == "1"
+    assert out["MultiflowBufferBbrSettledPhases"] == "n/a"

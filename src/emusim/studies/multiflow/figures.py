@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 
 from emusim.collect import read_runs
 from emusim.plotting import figure_style, save_figure
-from emusim.studies.multiflow.phases import queue_target_pkts
+from emusim.studies.multiflow.phases import queue_target_pkts, smooth
 from emusim.workloads import multiflow as mf
 
 KINDS = ("throughput", "queue", "throughput_queue", "buffer")
@@ -36,24 +36,6 @@ def _phase_marks(ax: Axes, settings: dict[str, Any], label: bool = False) -> Non
                 (k + 0.5) * phase_s, 1.0, str(k + 1), transform=ax.get_xaxis_transform(),
                 ha="center", va="bottom", fontsize=7, color="0.4",
             )  # fmt: skip
-
-
-SMOOTHING_PER_PHASE = 20
-"""Goodput is drawn as a moving mean over phase_s / 20 (1 s at quick scale): a sample is a
-tenth of an RTT or so, and a sink's counter jumps when a loss is repaired and the data behind
-it is delivered at once. The phase tables average the raw samples."""
-
-
-def smooth(values: Sequence[float], settings: dict[str, Any]) -> np.ndarray:
-    """Trailing moving mean over phase_s / SMOOTHING_PER_PHASE (at least one sample)."""
-    workload = settings["workload"]
-    width = max(
-        1, round(float(workload["phase_s"]) / SMOOTHING_PER_PHASE / float(workload["sample_s"]))
-    )
-    x = np.asarray(values, dtype=float)
-    kernel = np.ones(width) / width
-    head = np.cumsum(x[: width - 1]) / np.arange(1, min(width, x.size + 1))[: width - 1]
-    return np.concatenate([head, np.convolve(x, kernel, mode="valid")])[: x.size]
 
 
 def _flows_lines(ax: Axes, run: dict[str, Any], settings: dict[str, Any], legend: bool) -> None:

@@ -31,6 +31,12 @@ def steady(rows: pd.DataFrame) -> pd.Series:
     return (rows["drops_settled"] == 0) & calm
 
 
+def settled_early(rows: pd.DataFrame, phase_s: float) -> pd.Series:
+    """Per phase row: every flow settled (phases.settle_time_s) before the settled half the
+    statistics are taken over began, i.e. within the phase's transient."""
+    return rows["settle_s"] <= mf.SETTLED_FRACTION * phase_s
+
+
 def _listing(values: list[object]) -> str:
     """'a, b and c' (LaTeX text)."""
     words = [pn.text(f"{v:g}" if isinstance(v, float) else v) for v in values]
@@ -50,7 +56,9 @@ def scenario_numbers(
 ) -> dict:
     """Design and results of one multiflow scenario, FAST and the comparison variants (every
     variant of the scenario has its macros, n/a where it did not run: NAMEVariantJainMin,
-    ...UtilisationMin, ...QueueMean, ...Drops)."""
+    ...UtilisationMin, ...QueueMean, ...Drops, ...SettledPhases: the phases that settled
+    within their transient, settled_early; NAMEFastSettleMaxS: the longest of FAST's settling
+    times among its phases that settled)."""
     key = pn.macro_name(name)
     workload, topo = settings["workload"], settings["topology"]
     target = queue_target_pkts(FAST)
@@ -78,6 +86,9 @@ def scenario_numbers(
             else pn.NA,
             f"{key}FastSteadyPhases": pn.integer(int(steady(fast).sum()) if ok else None),
             f"{key}FastDrops": pn.integer(int(fast["drops_phase"].sum()) if ok else None),
+            f"{key}FastSettleMaxS": pn.fixed(
+                fast["settle_s"].max() if ok and fast["settle_s"].notna().any() else None, 1
+            ),
             f"{key}FastAlpha": pn.integer(target[0] if target else None),
             f"{key}FastBeta": pn.integer(target[1] if target else None),
         }
@@ -90,6 +101,9 @@ def scenario_numbers(
         out[f"{vkey}UtilisationMin"] = pn.fixed(rows["utilisation"].min() if run else None, 3)
         out[f"{vkey}QueueMean"] = pn.fixed(rows["queue_mean_pkts"].mean() if run else None, 0)
         out[f"{vkey}Drops"] = pn.integer(int(rows["drops_phase"].sum()) if run else None)
+        out[f"{vkey}SettledPhases"] = pn.integer(
+            int(settled_early(rows, float(workload["phase_s"])).sum()) if run else None
+        )
     return out
 
 

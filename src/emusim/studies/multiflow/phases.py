@@ -6,6 +6,7 @@ The workload itself (phases, flows, the ns-3 program's arguments) is emusim.work
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,48 @@ def jain_index(rates: np.ndarray | list[float]) -> float:
     return float(x.sum() ** 2 / (x.size * (x * x).sum()))
 
 
+SMOOTHING_PER_PHASE = 20
+"""Goodput is drawn as a moving mean over phase_s / 20 (1 s at quick scale): a sample is a
+tenth of an RTT or so, and a sink's counter jumps when a loss is repaired and the data behind
+it is delivered at once. The phase tables average the raw samples; settling (settle_time_s)
+is judged on the smoothed rate."""
+
+
+def smooth(values: Sequence[float], settings: dict[str, Any]) -> np.ndarray:
+    """Trailing moving mean over phase_s / SMOOTHING_PER_PHASE (at least one sample)."""
+    workload = settings["workload"]
+    width = max(
+        1, round(float(workload["phase_s"]) / SMOOTHING_PER_PHASE / float(workload["sample_s"]))
+    )
+    x = np.asarray(values, dtype=float)
+    kernel = np.ones(width) / width
+    head = np.cumsum(x[: width - 1]) / np.arange(1, min(width, x.size + 1))[: width - 1]
+    return np.concatenate([head, np.convolve(x, kernel, mode="valid")])[: x.size]
+
+
+SETTLE_BAND_FRACTION = 0.1
+"""A phase has settled once every active flow's rate, smoothed as the figures draw it, stays
+within a tenth of the fair share (the link's payload rate over the active flows) of its
+settled-half mean to the phase's end: the dummynet report's "fast, stable convergence"
+measured per arrival and departure. The fair share, not the flow's own rate, sets the band, so
+a starved flow is not held to a band of nothing."""
+
+
+def settle_time_s(
+    t_s: np.ndarray, rates: np.ndarray, final: np.ndarray, band: float, start_s: float
+) -> float:
+    """Seconds from ``start_s`` until every flow (rows of ``rates``, at the sample ends
+    ``t_s``) stays within ``band`` of its ``final`` rate: the end of the last sample outside
+    it, 0 when none is, NaN when the last sample is (the phase never settled)."""
+    outside = (np.abs(rates - final[:, None]) > band).any(axis=0)
+    if not outside.any():
+        return 0.0
+    last = int(np.flatnonzero(outside)[-1])
+    if last == outside.size - 1:
+        return float("nan")
+    return float(t_s[last] - start_s)
+
+
 def phase_table(run: dict[str, Any], settings: dict[str, Any]) -> pd.DataFrame:
     """One row per phase of a run: its settled half's throughput, fairness and queue."""
     workload = settings["workload"]
@@ -35,6 +78,7 @@ def phase_table(run: dict[str, Any], settings: dict[str, Any]) -> pd.DataFrame:
     series = run["series"]
     t = np.asarray(series["t_s"], dtype=float)
     mbps = np.asarray(series["flow_Mbps"], dtype=float)  # [flow, sample]
+    drawn = np.array([smooth(rates, settings) for rates in mbps]).reshape(mbps.shape)
     flow_q = np.asarray(series["flow_queue_pkts"], dtype=float)
     q_mean = np.asarray(series["queue_mean_pkts"], dtype=float)
     q_max = np.asarray(series["queue_max_pkts"], dtype=float)
@@ -53,6 +97,12 @@ def phase_table(run: dict[str, Any], settings: dict[str, Any]) -> pd.DataFrame:
         rates = mbps[active][:, settled].mean(axis=1) if active else np.array([])
         queued = flow_q[active][:, settled].mean(axis=1) if active else np.array([])
         aggregate = float(mbps[:, settled].sum(axis=0).mean()) if settled.any() else np.nan
+        band = SETTLE_BAND_FRACTION * capacity / max(len(active), 1)
+        settle_s = (
+            settle_time_s(t[whole], drawn[active][:, whole], rates, band, start)
+            if active
+            else np.nan
+        )
         rows.append(
             {
                 "phase": k + 1,
@@ -63,6 +113,7 @@ def phase_table(run: dict[str, Any], settings: dict[str, Any]) -> pd.DataFrame:
                 "aggregate_Mbps": aggregate,
                 "utilisation": aggregate / capacity,
                 "jain_index": jain_index(rates),
+                "settle_s": settle_s,
                 "rate_min_Mbps": float(rates.min()) if rates.size else np.nan,
                 "rate_max_Mbps": float(rates.max()) if rates.size else np.nan,
                 "queue_mean_pkts": float(q_mean[settled].mean()),
@@ -117,6 +168,7 @@ PAPER_COLUMNS = {
     "buffer_pkts": "buffer (pkts)",
     "utilisation": "utilisation",
     "jain_index": "Jain",
+    "settle_s": "settled after (s)",
     "queue_mean_pkts": "queue (pkts)",
     "queue_sd_pkts": "queue sd",
     "queued_per_flow_pkts": "queued/flow (pkts)",
