@@ -41,7 +41,9 @@ LinuxRunFacts(Ptr<const TcpBlastClient> client, std::string& status)
         ", \"TCPFullUndo\": " + std::to_string(socket->GetFullUndos()) +
         ", \"TCPTimeouts\": " + std::to_string(socket->GetRtoExpiries()) +
         ", \"rack_marked_lost\": " + std::to_string(socket->GetRackMarkedLost()) +
-        ", \"rack_reorder_timeouts\": " + std::to_string(socket->GetRackReoTimeouts()) + "}";
+        ", \"rack_reorder_timeouts\": " + std::to_string(socket->GetRackReoTimeouts()) +
+        ", \"recovery_entries_redirected\": " +
+        std::to_string(socket->GetRecoveryEntriesRedirected()) + "}";
     // times TCP small queues held the sender back (no kernel counter has this)
     facts += ", \"tsq_throttles\": " + std::to_string(socket->GetTsqThrottles());
     if (ran != asked)

@@ -56,6 +56,12 @@ TcpLinuxSocket::GetRackReoTimeouts() const
 }
 
 uint32_t
+TcpLinuxSocket::GetRecoveryEntriesRedirected() const
+{
+    return m_recoveryRedirected;
+}
+
+uint32_t
 TcpLinuxSocket::GetRackLostRetransmits() const
 {
     return m_rackLostRetransmits;
@@ -172,6 +178,48 @@ TcpLinuxSocket::RackMarkLost(bool& lostRetransmit)
 }
 
 void
+TcpLinuxSocket::EnterLinuxRecovery(uint32_t currentDelivered)
+{
+    // tcp_enter_recovery then tcp_xmit_recovery (tcp_input.c:2876-2900, 3851-3866): under RACK
+    // no segment is marked for entering (tcp_fastretrans_alert skips tcp_update_scoreboard,
+    // :3144-3145); TcpSocketBase::EnterRecovery's send is taken in SendDataPacket
+    m_headLostBeforeRecovery = m_txBuffer->IsLost(m_txBuffer->HeadSequence());
+    m_enteringRecovery = true;
+    EnterRecovery(currentDelivered);
+    m_enteringRecovery = false;
+}
+
+SequenceNumber32
+TcpLinuxSocket::RecoveryFirstSend(SequenceNumber32 head)
+{
+    const bool headMarkedHere =
+        !m_headLostBeforeRecovery && UnmarkSegmentLost(*m_txBuffer, head.GetValue());
+    // tcp_xmit_retransmit_queue (tcp_output.c:3367-3439): the first segment marked lost that
+    // is neither SACKed nor already retransmitted
+    for (const TcpTxSegmentMarks& marks : GetSentMarks(*m_txBuffer))
+    {
+        if (marks.lost && !marks.retrans && !marks.sacked)
+        {
+            return SequenceNumber32(marks.start);
+        }
+    }
+    // none: tcp_cwnd_reduction forces one segment out on entry (sndcnt at least 1 while
+    // prr_out is 0, tcp_input.c:2704-2705), new data if the peer's window has room
+    const SequenceNumber32 high = m_tcb->m_highTxMark;
+    const uint32_t size = std::min(m_tcb->m_segmentSize, m_txBuffer->SizeFromSequence(high));
+    if (size > 0 && high + size <= m_txBuffer->HeadSequence() + m_rWnd.Get())
+    {
+        return high;
+    }
+    // nothing new either (the transfer's end): ns-3's retransmission of the head, as marked
+    if (headMarkedHere)
+    {
+        MarkSegmentLost(*m_txBuffer, head.GetValue());
+    }
+    return head;
+}
+
+void
 TcpLinuxSocket::RackReoTimeout()
 {
     // tcp_rack_reo_timeout, tcp_recovery.c:149-167
@@ -190,7 +238,7 @@ TcpLinuxSocket::RackReoTimeout()
             m_ackDelivered = 1;
             m_ackAdvanced = false;
             m_lostBeforeAckBytes = lostBeforeBytes;
-            EnterRecovery(0);
+            EnterLinuxRecovery(0);
         }
         SendPendingData(m_connected); // tcp_xmit_retransmit_queue
     }
@@ -327,7 +375,7 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
         (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER ||
          (state == TcpSocketState::CA_LOSS && lostRetransmit)))
     {
-        EnterRecovery(currentDelivered);
+        EnterLinuxRecovery(currentDelivered);
         state = m_tcb->m_congState.Get();
     }
     // tcp_cong_control grows the window on every ACK that acknowledges data outside a window

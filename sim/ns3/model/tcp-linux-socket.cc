@@ -393,6 +393,19 @@ TcpLinuxSocket::ValidateCwnd()
 uint32_t
 TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
+    bool entryNewData = false;
+    if (m_enteringRecovery)
+    {
+        // TcpSocketBase::EnterRecovery's retransmission of the head (EnterLinuxRecovery)
+        m_enteringRecovery = false;
+        const SequenceNumber32 first = RecoveryFirstSend(seq);
+        if (first != seq)
+        {
+            ++m_recoveryRedirected;
+            entryNewData = first >= m_tcb->m_highTxMark;
+            seq = first;
+        }
+    }
     ShareFacts(true);
     // the connection is established: Linux has initialised its congestion control
     // (tcp_init_transfer) before the first data segment
@@ -413,6 +426,11 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     GsoBeforeSend(seq);
     const bool rtoWasPending = m_retxEvent.IsPending();
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+    if (entryNewData)
+    {
+        // SendPendingData's bookkeeping for new data, which EnterRecovery does not do
+        m_tcb->m_nextTxSequence = std::max(m_tcb->m_nextTxSequence.Get(), seq + sent);
+    }
     m_pushNext = false;
     m_lastSendNs = Simulator::Now().GetNanoSeconds();
     if (sent == 0)

@@ -222,9 +222,12 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   - Only what RACK marks lost is retransmitted (tcp_xmit_retransmit_queue): ns-3's
  *     retransmission of "the next segment" on a partial ACK in recovery and NextSeg's rule 3
  *     (any segment neither SACKed nor retransmitted, in recovery with nothing new to send) are
- *     off for this socket's buffer (TcpLostOnlyRetransmission, tcp-tx-buffer-marks.h). Kept
- *     from ns-3: entering recovery marks the head lost and retransmits it
- *     (TcpSocketBase::EnterRecovery).
+ *     off for this socket's buffer (TcpLostOnlyRetransmission, tcp-tx-buffer-marks.h). Entering
+ *     recovery, ns-3 marks the head lost and retransmits it whatever its marks
+ *     (TcpSocketBase::EnterRecovery); Linux marks nothing and sends what
+ *     tcp_xmit_retransmit_queue finds, then new data (RecoveryFirstSend). At an ACK that ends
+ *     one recovery and starts the next, the head is often a retransmission still in flight,
+ *     which ns-3 sent again within a round trip.
  * - **Tail loss probes** (Tlp, off by default; tcp_early_retrans = 3): in Open (or CWR), with
  *   data outstanding, sending new data or an ACK that acknowledges data arms the probe timer
  *   in the RTO's place: 2 srtt, plus rto_min with one segment out (a delayed ACK) or 2 ms with
@@ -345,6 +348,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint32_t GetRackMarkedLost() const;
     /// @return times the reordering timer fired
     uint32_t GetRackReoTimeouts() const;
+    /// @return recoveries whose first send was not ns-3's retransmission of the head
+    uint32_t GetRecoveryEntriesRedirected() const;
     /// @return retransmissions RACK found lost again (LINUX_MIB_TCPLOSTRETRANSMIT)
     uint32_t GetRackLostRetransmits() const;
     /// @return tail loss probes sent
@@ -645,6 +650,25 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
 
     /// The segment of m_segments holding a sequence number, or end().
     std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
+
+    bool m_enteringRecovery{false};       //!< in EnterLinuxRecovery, before its first send
+    bool m_headLostBeforeRecovery{false}; //!< the head was marked lost before it
+    uint32_t m_recoveryRedirected{0};     //!< recoveries begun with Linux's send, not the head
+
+    /**
+     * @brief TcpSocketBase::EnterRecovery, with its first send Linux's (RecoveryFirstSend).
+     * @param currentDelivered bytes the ACK delivered (0 from a timer)
+     */
+    void EnterLinuxRecovery(uint32_t currentDelivered);
+    /**
+     * @brief What tcp_xmit_recovery sends first on entering recovery, where ns-3's
+     * EnterRecovery retransmits the head whatever its marks.
+     * @param head the head's first sequence number (EnterRecovery's choice)
+     * @return the first segment marked lost and neither retransmitted nor SACKed
+     * (tcp_xmit_retransmit_queue); else new data, which PRR's forced first segment lets out
+     * (tcp_cwnd_reduction); else, with nothing new to send, the head as ns-3 sends it
+     */
+    SequenceNumber32 RecoveryFirstSend(SequenceNumber32 head);
 
     std::map<uint32_t, Segment> m_segments; //!< by first sequence number (32-bit, no wrap in a run)
     uint32_t m_sackedOut{0};                //!< segments of m_segments SACKed (sacked_out)

@@ -127,6 +127,33 @@ MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
     return TcpTxLossMark::NONE;
 }
 
+bool
+UnmarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
+{
+    for (TcpTxItem* item : buffer.*get(private_member::SentList()))
+    {
+        const uint32_t itemStart = (item->*get(private_member::ItemStart())).GetValue();
+        if (itemStart != start)
+        {
+            if (static_cast<int32_t>(itemStart - start) > 0)
+            {
+                return false; // sorted: no segment starts there
+            }
+            continue;
+        }
+        if (!(item->*get(private_member::ItemLost())) || item->m_retrans ||
+            item->*get(private_member::ItemSacked()))
+        {
+            return false;
+        }
+        item->*get(private_member::ItemLost()) = false;
+        const uint32_t size = (item->*get(private_member::ItemPacket()))->GetSize();
+        buffer.*get(private_member::LostOut()) -= size;
+        return true;
+    }
+    return false;
+}
+
 namespace
 {
 /// The buffers that retransmit only segments marked lost (a simulation runs on one thread)

@@ -61,6 +61,15 @@ std::vector<TcpTxSegmentMarks> GetSentMarks(const TcpTxBuffer& buffer);
 TcpTxLossMark MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start);
 
 /**
+ * @brief Take back a lost mark from a segment that is neither SACKed nor retransmitted (one
+ * that ns-3 marked where Linux marks nothing); the buffer's lost byte count follows.
+ * @param buffer the buffer
+ * @param start the segment's first sequence number
+ * @return whether a mark was taken back
+ */
+bool UnmarkSegmentLost(TcpTxBuffer& buffer, uint32_t start);
+
+/**
  * @brief tcp_undo_cwnd_reduction's unmarking (Linux 6.1.192, net/ipv4/tcp_input.c:2545-2552):
  * no segment is lost any more; retransmitted marks stay (those are still in flight).
  * @param buffer the buffer

@@ -217,6 +217,80 @@ class RackLostRetransmissionTestCase : public TestCase
 };
 
 /**
+ * Entering recovery with the head's retransmission in flight. Segment 5 of 60 is lost twice
+ * and a segment B, first sent after 5's first retransmission, once. RACK finds B lost when a
+ * later segment is SACKed and retransmits it (B'); then the ACK of 5's second retransmission
+ * acknowledges everything below B. That ends the recovery at its recovery point and, B still
+ * marked lost, starts the next at once (tcp_fastretrans_alert, tcp_input.c:3061-3078,
+ * 3118-3140). B' is in flight: Linux's tcp_xmit_retransmit_queue skips a segment already retransmitted
+ * (TCPCB_SACKED_RETRANS, tcp_output.c:3416-3417), and the one segment tcp_cwnd_reduction forces
+ * out on entry (tcp_input.c:2704-2705) is new data. ns-3's EnterRecovery retransmitted the
+ * head, B, once more, within the round trip (a D-SACK when both copies arrive). Which B gives
+ * that order depends on PRR's sends, so the case tries the first ten segments first sent after
+ * 5's first retransmission and takes the first whose ACK up to B comes after B'.
+ */
+class RecoveryRestartTestCase : public TestCase
+{
+  public:
+    RecoveryRestartTestCase()
+        : TestCase("Recovery restarted with the head's retransmission in flight sends new data")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        constexpr uint32_t SEGMENTS = 60;
+        auto probeDrop = CreateObject<SegmentDropper>();
+        probeDrop->m_drops = {{5, 2}};
+        RackRun probe;
+        probe.Go(probeDrop, SEGMENTS, true);
+        const auto probe5 = probe.SendsOf(5);
+        NS_TEST_ASSERT_MSG_EQ(probe5.size(), 3, "segment 5 sent three times");
+        std::vector<uint32_t> candidates;
+        for (const auto& s : probe.sent)
+        {
+            if (s.at > probe5[1] && probe.SendsOf(s.segment).front() == s.at &&
+                candidates.size() < 10)
+            {
+                candidates.push_back(s.segment);
+            }
+        }
+        probe.Done();
+
+        for (uint32_t b : candidates)
+        {
+            auto drop = CreateObject<SegmentDropper>();
+            drop->m_drops = {{5, 2}, {b, 1}};
+            RackRun run;
+            run.dsack = true;
+            run.Go(drop, SEGMENTS, true);
+            const auto sendsB = run.SendsOf(b);
+            const auto upToB = std::find_if(run.acks.begin(), run.acks.end(), [b](const auto& a) {
+                return a.ack == 1 + (b - 1) * MSS;
+            });
+            if (sendsB.size() < 2 || upToB == run.acks.end() || upToB->at <= sendsB[1])
+            {
+                run.Done();
+                continue;
+            }
+            NS_TEST_EXPECT_MSG_EQ(sendsB.size(), 2, "B sent twice, not again on the restart");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(run.socket->GetRecoveryEntriesRedirected(),
+                                        1U,
+                                        "a recovery began with Linux's send");
+            NS_TEST_EXPECT_MSG_EQ(run.socket->GetDsacksReceived(), 0, "no copy arrived twice");
+            NS_TEST_EXPECT_MSG_EQ(run.lossState, false, "no retransmission timeout");
+            NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack,
+                                  1 + SEGMENTS * MSS,
+                                  "everything acknowledged");
+            run.Done();
+            return;
+        }
+        NS_TEST_ASSERT_MSG_EQ(true, false, "no B whose ACK came after its retransmission");
+    }
+};
+
+/**
  * Growth in Disorder. One segment of 200 is lost once the receiver acknowledges every second
  * segment (its window has reached the 256 KiB it may grow to; while it grows, each segment is
  * acknowledged at once: tcp_grow_window's quick |= 1, tcp_input.c:548). When the segment before
@@ -600,6 +674,7 @@ class TcpLinuxRackTestSuite : public TestSuite
         AddTestCase(new RackLoneHoleTestCase, Duration::QUICK);
         AddTestCase(new RackTimerRecoveryTestCase, Duration::QUICK);
         AddTestCase(new RackLostRetransmissionTestCase, Duration::QUICK);
+        AddTestCase(new RecoveryRestartTestCase, Duration::QUICK);
         AddTestCase(new DisorderGrowthTestCase, Duration::QUICK);
         AddTestCase(new TlpTailLossTestCase, Duration::QUICK);
         AddTestCase(new UndoSpuriousTimeoutTestCase, Duration::QUICK);
