@@ -222,9 +222,9 @@ class RackLostRetransmissionTestCase : public TestCase
  * later segment is SACKed and retransmits it (B'); then the ACK of 5's second retransmission
  * acknowledges everything below B. That ends the recovery at its recovery point and, B still
  * marked lost, starts the next at once (tcp_fastretrans_alert, tcp_input.c:3061-3078,
- * 3118-3140). B' is in flight: Linux's tcp_xmit_retransmit_queue skips a segment already retransmitted
- * (TCPCB_SACKED_RETRANS, tcp_output.c:3416-3417), and the one segment tcp_cwnd_reduction forces
- * out on entry (tcp_input.c:2704-2705) is new data. ns-3's EnterRecovery retransmitted the
+ * 3118-3140). B' is in flight: Linux's tcp_xmit_retransmit_queue skips a segment already
+ * retransmitted (TCPCB_SACKED_RETRANS, tcp_output.c:3416-3417), and the one segment
+ * tcp_cwnd_reduction forces out on entry (tcp_input.c:2704-2705) is new data. ns-3's EnterRecovery retransmitted the
  * head, B, once more, within the round trip (a D-SACK when both copies arrive). Which B gives
  * that order depends on PRR's sends, so the case tries the first ten segments first sent after
  * 5's first retransmission and takes the first whose ACK up to B comes after B'.
