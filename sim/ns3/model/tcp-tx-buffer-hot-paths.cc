@@ -37,6 +37,7 @@
  */
 
 #include "ns3-hot-paths-mode.h"
+#include "tcp-tx-buffer-hints.h"
 #include "tcp-tx-buffer-marks.h"
 
 #include "ns3/abort.h"
@@ -46,6 +47,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <dlfcn.h>
 #include <glob.h>
 #include <link.h>
@@ -76,6 +78,26 @@ constexpr const char* kUpdateSymbol =
 
 constexpr const char* kIsRetransmittedDataAckedSymbol =
     "_ZNK3ns311TcpTxBuffer24IsRetransmittedDataAckedERKNS_14SequenceNumberIjiEE";
+
+// The wheel's functions that free segments or change marks without calling the project's code:
+// defined here to call the wheel's and then tell the walk hints (tcp-tx-buffer-hints.h)
+constexpr const char* kDiscardUpToSymbol =
+    "_ZN3ns311TcpTxBuffer11DiscardUpToERKNS_14SequenceNumberIjiEERKNS_8CallbackIvJPNS_9TcpTxItemEE"
+    "EE";
+constexpr const char* kMarkHeadAsLostSymbol = "_ZN3ns311TcpTxBuffer14MarkHeadAsLostEv";
+constexpr const char* kSetSentListLostSymbol = "_ZN3ns311TcpTxBuffer15SetSentListLostEb";
+constexpr const char* kAddRenoSackSymbol = "_ZN3ns311TcpTxBuffer11AddRenoSackEv";
+constexpr const char* kResetRenoSackSymbol = "_ZN3ns311TcpTxBuffer13ResetRenoSackEv";
+constexpr const char* kResetSentListSymbol = "_ZN3ns311TcpTxBuffer13ResetSentListEv";
+constexpr const char* kResetLastSegmentSentSymbol = "_ZN3ns311TcpTxBuffer20ResetLastSegmentSentEv";
+constexpr const char* kDeleteRetransmittedFlagFromHeadSymbol =
+    "_ZN3ns311TcpTxBuffer31DeleteRetransmittedFlagFromHeadEv";
+
+using EditFn = void (*)(ns3::TcpTxBuffer*);
+using DiscardUpToFn = void (*)(ns3::TcpTxBuffer*,
+                               const ns3::SequenceNumber32&,
+                               const ns3::Callback<void, ns3::TcpTxItem*>&);
+using SetSentListLostFn = void (*)(ns3::TcpTxBuffer*, bool);
 
 using NextSegFn = bool (*)(const ns3::TcpTxBuffer*,
                            ns3::SequenceNumber32*,
@@ -288,7 +310,64 @@ TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRe
     // sequence number reads 0, so a candidate at 0 is replaced by the next one: kept here too.
     SequenceNumber32 seqPerRule3;
     bool isSeqPerRule3Valid = false;
-    if (m_lostOut > 0 || isRecovery)
+    if (m_lostOut > 0 && !isRecovery)
+    {
+        // Rule (1) alone, from the hints (tcp-tx-buffer-hints.h): every candidate before the
+        // cursor is among the pending ones. Under heavy loss most of the window is lost and
+        // retransmitted, and a walk from the head passed over it on every segment sent.
+        TcpTxBufferHints& hints = TcpTxBufferHints::Of(this);
+        const TcpTxBufferHints::Cursor& cursor = hints.GetCursor();
+        auto isCandidate = [](const TcpTxItem* item) {
+            return !item->m_retrans && !item->m_sacked && item->m_lost;
+        };
+        // first the segments marked lost since the cursor passed them, lowest first
+        bool beyondHighestSack = false;
+        std::vector<TcpTxBufferHints::Finger>& pending = hints.Pending();
+        while (!pending.empty())
+        {
+            auto lowest =
+                std::min_element(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
+                    return a.seq < b.seq;
+                });
+            const TcpTxItem* item = *lowest->at;
+            if (m_sackSeen && item->m_startSeq >= m_highestSack.second)
+            {
+                beyondHighestSack = true; // (1.b) fails here, and after it up to the cursor
+                break;
+            }
+            if (isCandidate(item))
+            {
+                found = true;
+                foundSeq = item->m_startSeq;
+                foundSeqHigh = foundSeq + m_segmentSize;
+                break; // kept: a candidate until it is retransmitted
+            }
+            *lowest = pending.back();
+            pending.pop_back();
+        }
+        auto it = !cursor.valid  ? m_sentList.cbegin()
+                  : cursor.atEnd ? m_sentList.cend()
+                                 : cursor.at;
+        for (; !found && !beyondHighestSack && it != m_sentList.cend(); ++it)
+        {
+            const TcpTxItem* item = *it;
+            if (m_sackSeen && item->m_startSeq >= m_highestSack.second)
+            {
+                break; // (1.b) fails here and for every later segment
+            }
+            if (isCandidate(item))
+            {
+                found = true;
+                foundSeq = item->m_startSeq;
+                foundSeqHigh = foundSeq + m_segmentSize;
+                break;
+            }
+        }
+        // where the walk stopped (where it started, if a pending candidate was found)
+        const bool atEnd = it == m_sentList.cend();
+        hints.SetCursor(it, atEnd ? SequenceNumber32() : (*it)->m_startSeq, atEnd);
+    }
+    else if (isRecovery)
     {
         for (const TcpTxItem* item : m_sentList)
         {
@@ -543,6 +622,14 @@ TcpTxBuffer::GetTransmittedSegment(uint32_t numBytes, const SequenceNumber32& se
 
     bool listEdited = false;
     TcpTxItem* item = GetPacketFromList(m_sentList, m_firstByteSeq, s, seq, &listEdited);
+    if (listEdited)
+    {
+        // a split or a merge: a segment freed, or a part that may be lost put before a hint
+        if (TcpTxBufferHints* hints = TcpTxBufferHints::Find(this))
+        {
+            hints->Forget();
+        }
+    }
     if (!item->m_retrans)
     {
         m_retrans += item->m_packet->GetSize();
@@ -737,7 +824,10 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
 
     // The first segment that starts at or after seq (the list is sorted, each segment starting
     // where the one before ends, as DiscardUpTo asserts), walked to from the nearest of the head,
-    // the end and the highest SACKed segment: a few steps where 3.44 walks from the head.
+    // the end, the highest SACKed segment and the positions earlier calls left (the hints: the
+    // blocks of the last ACK, which this one mostly repeats, and NextSeg's cursor): a few steps
+    // where 3.44 walks from the head.
+    TcpTxBufferHints& hints = TcpTxBufferHints::Of(this);
     auto firstFrom = [&](SequenceNumber32 seq) {
         if (m_sentList.empty() || seq <= headSeq)
         {
@@ -756,17 +846,31 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
             forward = false;
             distanceBytes = highData - seq;
         }
-        const auto hint = m_highestSack.first;
-        if (hint != listEnd && hint != unset && (*hint)->m_startSeq >= headSeq &&
-            (*hint)->m_startSeq < highData)
-        {
-            SequenceNumber32 hintSeq = (*hint)->m_startSeq;
-            uint32_t hintDistanceBytes = hintSeq >= seq ? hintSeq - seq : seq - hintSeq;
-            if (hintDistanceBytes < distanceBytes)
+        auto consider = [&](PacketList::const_iterator at) {
+            SequenceNumber32 atSeq = (*at)->m_startSeq;
+            if (atSeq < headSeq || atSeq >= highData)
             {
-                it = hint;
-                forward = hintSeq < seq;
+                return;
             }
+            uint32_t atDistanceBytes = atSeq >= seq ? atSeq - seq : seq - atSeq;
+            if (atDistanceBytes < distanceBytes)
+            {
+                it = at;
+                forward = atSeq < seq;
+                distanceBytes = atDistanceBytes;
+            }
+        };
+        if (m_highestSack.first != listEnd && m_highestSack.first != unset)
+        {
+            consider(m_highestSack.first);
+        }
+        for (std::size_t i = 0; i < hints.FingerCount(); i++)
+        {
+            consider(hints.GetFingers()[i].at);
+        }
+        if (hints.GetCursor().valid && !hints.GetCursor().atEnd)
+        {
+            consider(hints.GetCursor().at);
         }
         if (forward)
         {
@@ -838,6 +942,13 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
         // in order: [lo, hi) here. A segment that straddles either edge is left alone.
         auto lo = firstFrom(first);
         auto hi = firstFrom(second);
+        for (auto at : {lo, hi})
+        {
+            if (at != listEnd)
+            {
+                hints.Remember(at, (*at)->m_startSeq);
+            }
+        }
         if (hi != listBegin && endOf(*std::prev(hi)) > second)
         {
             --hi;
@@ -978,9 +1089,17 @@ TcpTxBuffer::UpdateLostCount()
         return; // fewer than DupThresh SACKed segments: nothing is lost
     }
 
-    auto markLost = [this](TcpTxItem* item) {
+    // each segment marked here becomes a candidate of NextSeg's rule (1): a pending one, if it
+    // lies before NextSeg's cursor (tcp-tx-buffer-hints.h)
+    TcpTxBufferHints* hints = TcpTxBufferHints::Find(this);
+    auto markLost = [this, hints](PacketList::const_iterator at) {
+        TcpTxItem* item = *at;
         item->m_lost = true;
         m_lostOut += item->m_packet->GetSize();
+        if (hints != nullptr)
+        {
+            hints->Lower(at, item->m_startSeq);
+        }
     };
     auto isMarked = [](const TcpTxItem* item) { return item->m_sacked || item->m_lost; };
     TcpTxItem* head = m_sentList.front();
@@ -988,16 +1107,34 @@ TcpTxBuffer::UpdateLostCount()
     {
         if (!isMarked(*x))
         {
-            markLost(*x); // only with a DupThresh of 0, where X is the highest SACK's segment
+            markLost(x); // only with a DupThresh of 0, where X is the highest SACK's segment
         }
         // the segments strictly between the head and X
         const auto low = std::next(listBegin);
+        // Every segment after the head up to the last call's X is still marked (the hints forget
+        // it when a mark is taken back or the list edited): only those above it can need a mark.
+        const bool markedBelow = hints != nullptr && hints->GetMarkedTo().valid &&
+                                 hints->GetMarkedTo().seq >= (*low)->m_startSeq &&
+                                 hints->GetMarkedTo().seq <= (*x)->m_startSeq;
         const SequenceNumber32 highData = m_firstByteSeq.Get() + m_sentSize;
         uint32_t belowBytes = (*x)->m_startSeq - (*low)->m_startSeq;
         uint32_t aboveBytes = highData - (*x)->m_startSeq;
         uint64_t missingBytes = belowBytes;
         bool known = false;
-        if (aboveBytes < belowBytes)
+        if (markedBelow)
+        {
+            for (auto it = x; it != hints->GetMarkedTo().at;)
+            {
+                --it;
+                if (!isMarked(*it))
+                {
+                    markLost(it);
+                }
+            }
+            known = true;
+            missingBytes = 0;
+        }
+        else if (aboveBytes < belowBytes)
         {
             // marked bytes = SACKed + lost, a segment being one or the other but for the head
             // (which this function may mark lost while SACKed)
@@ -1027,15 +1164,110 @@ TcpTxBuffer::UpdateLostCount()
             --it;
             if (!isMarked(*it))
             {
-                markLost(*it);
+                markLost(it);
                 missingBytes -= std::min<uint64_t>(missingBytes, (*it)->m_packet->GetSize());
             }
+        }
+        if (hints != nullptr)
+        {
+            hints->SetMarkedTo(x, (*x)->m_startSeq);
         }
     }
     if (!head->m_lost)
     {
-        markLost(head);
+        markLost(listBegin);
     }
+}
+
+// The wheel's functions that free segments or change marks behind the walk hints: each calls the
+// wheel's definition, then tells the hints (tcp-tx-buffer-hints.h). TcpSocketBase calls them
+// through the PLT (docs/ns3-hot-paths.md, "Walk hints").
+
+namespace
+{
+/// The hints of `buffer` forget every position (if it has any)
+void
+ForgetHints(const TcpTxBuffer* buffer)
+{
+    if (TcpTxBufferHints* hints = TcpTxBufferHints::Find(buffer))
+    {
+        hints->Forget();
+    }
+}
+} // namespace
+
+void
+TcpTxBuffer::DiscardUpTo(const SequenceNumber32& seq, const Callback<void, TcpTxItem*>& beforeDelCb)
+{
+    static const auto original = reinterpret_cast<DiscardUpToFn>(Original(kDiscardUpToSymbol));
+    original(this, seq, beforeDelCb);
+    if (TcpTxBufferHints* hints = TcpTxBufferHints::Find(this))
+    {
+        hints->DropBelow(m_firstByteSeq.Get());
+        if (!m_sentList.empty())
+        {
+            // a head acknowledged in part is trimmed in place: a pending candidate still
+            hints->Lower(m_sentList.cbegin(), m_sentList.front()->m_startSeq);
+        }
+    }
+}
+
+void
+TcpTxBuffer::SetSentListLost(bool resetSack)
+{
+    static const auto original =
+        reinterpret_cast<SetSentListLostFn>(Original(kSetSentListLostSymbol));
+    original(this, resetSack);
+    ForgetHints(this);
+}
+
+void
+TcpTxBuffer::MarkHeadAsLost()
+{
+    static const auto original = reinterpret_cast<EditFn>(Original(kMarkHeadAsLostSymbol));
+    original(this);
+    ForgetHints(this);
+}
+
+void
+TcpTxBuffer::AddRenoSack()
+{
+    static const auto original = reinterpret_cast<EditFn>(Original(kAddRenoSackSymbol));
+    original(this);
+    ForgetHints(this);
+}
+
+void
+TcpTxBuffer::ResetRenoSack()
+{
+    static const auto original = reinterpret_cast<EditFn>(Original(kResetRenoSackSymbol));
+    original(this);
+    ForgetHints(this);
+}
+
+void
+TcpTxBuffer::ResetSentList()
+{
+    static const auto original = reinterpret_cast<EditFn>(Original(kResetSentListSymbol));
+    original(this);
+    ForgetHints(this);
+}
+
+void
+TcpTxBuffer::ResetLastSegmentSent()
+{
+    static const auto original = reinterpret_cast<EditFn>(Original(kResetLastSegmentSentSymbol));
+    original(this);
+    ForgetHints(this);
+}
+
+void
+TcpTxBuffer::DeleteRetransmittedFlagFromHead()
+{
+    static const auto original =
+        reinterpret_cast<EditFn>(Original(kDeleteRetransmittedFlagFromHeadSymbol));
+    original(this);
+    ForgetHints(this);
 }
 
 } // namespace ns3

@@ -7,6 +7,8 @@
 
 #include "tcp-tx-buffer-marks.h"
 
+#include "tcp-tx-buffer-hints.h"
+
 #include "private-member.h"
 
 #include "ns3/tcp-tx-item.h"
@@ -94,8 +96,16 @@ TcpTxLossMark
 MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
 {
     auto& sent = buffer.*get(private_member::SentList());
-    for (TcpTxItem* item : sent)
+    // the segment becomes a candidate of NextSeg's rule (1) (tcp-tx-buffer-hints.h)
+    auto lowerCursor = [&buffer](std::list<TcpTxItem*>::const_iterator at, uint32_t start) {
+        if (TcpTxBufferHints* hints = TcpTxBufferHints::Find(&buffer))
+        {
+            hints->Lower(at, SequenceNumber32(start));
+        }
+    };
+    for (auto at = sent.cbegin(); at != sent.cend(); ++at)
     {
+        TcpTxItem* item = *at;
         const uint32_t itemStart = (item->*get(private_member::ItemStart())).GetValue();
         if (itemStart != start)
         {
@@ -118,10 +128,12 @@ MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
             }
             item->m_retrans = false; // lost again: to be retransmitted again
             buffer.*get(private_member::RetransOut()) -= size;
+            lowerCursor(at, start);
             return TcpTxLossMark::LOST_RETRANSMIT;
         }
         item->*get(private_member::ItemLost()) = true;
         buffer.*get(private_member::LostOut()) += size;
+        lowerCursor(at, start);
         return TcpTxLossMark::LOST;
     }
     return TcpTxLossMark::NONE;
@@ -149,6 +161,10 @@ UnmarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
         item->*get(private_member::ItemLost()) = false;
         const uint32_t size = (item->*get(private_member::ItemPacket()))->GetSize();
         buffer.*get(private_member::LostOut()) -= size;
+        if (TcpTxBufferHints* hints = TcpTxBufferHints::Find(&buffer))
+        {
+            hints->ForgetMarkedTo(); // a segment below UpdateLostCount's X may be unmarked now
+        }
         return true;
     }
     return false;
@@ -197,6 +213,10 @@ UnmarkAllLost(TcpTxBuffer& buffer)
         }
     }
     buffer.*get(private_member::LostOut()) = 0;
+    if (TcpTxBufferHints* hints = TcpTxBufferHints::Find(&buffer))
+    {
+        hints->ForgetMarkedTo();
+    }
     return unmarked;
 }
 
