@@ -17,9 +17,8 @@ NS_OBJECT_ENSURE_REGISTERED(TcpTxBufferHints);
 
 namespace
 {
-/// Each buffer's hints, for a lookup without GetObject's walk over the
-/// aggregate's type ids. An entry leaves with its hints, which die with their
-/// buffer (a simulation runs on one thread).
+/// Each buffer's hints, found without GetObject's walk over the aggregate's type ids. An entry
+/// leaves with its hints, which die with their buffer (a simulation runs on one thread).
 std::unordered_map<const TcpTxBuffer*, TcpTxBufferHints*>&
 HintsOf()
 {
@@ -58,8 +57,7 @@ TcpTxBufferHints::Of(const TcpTxBuffer* buffer)
     }
     Ptr<TcpTxBufferHints> hints = CreateObject<TcpTxBufferHints>();
     hints->m_buffer = buffer;
-    // aggregated, so that the buffer's end frees them (and the entry above) with
-    // it
+    // aggregated, so that the buffer's end frees them (and the entry above) with it
     const_cast<TcpTxBuffer*>(buffer)->AggregateObject(hints);
     HintsOf()[buffer] = PeekPointer(hints);
     return *hints;
@@ -74,51 +72,36 @@ TcpTxBufferHints::Find(const TcpTxBuffer* buffer)
 }
 
 const TcpTxBufferHints::Cursor&
-TcpTxBufferHints::GetCursor() const
+TcpTxBufferHints::GetCursor(Rule rule) const
 {
-    return m_cursor;
+    return m_walks[static_cast<std::size_t>(rule)].cursor;
 }
 
 void
-TcpTxBufferHints::SetCursor(Position at, SequenceNumber32 seq, bool atEnd)
+TcpTxBufferHints::SetCursor(Rule rule, Position at, SequenceNumber32 seq, bool atEnd)
 {
-    m_cursor.valid = true;
-    m_cursor.atEnd = atEnd;
-    m_cursor.at = at;
-    m_cursor.seq = seq;
+    Cursor& cursor = m_walks[static_cast<std::size_t>(rule)].cursor;
+    cursor.valid = true;
+    cursor.atEnd = atEnd;
+    cursor.at = at;
+    cursor.seq = seq;
 }
 
 void
-TcpTxBufferHints::Lower(Position at, SequenceNumber32 seq)
+TcpTxBufferHints::Lower(Rule rule, Position at, SequenceNumber32 seq)
 {
-    if (m_cursor.valid && (m_cursor.atEnd || seq < m_cursor.seq))
+    Walk& walk = m_walks[static_cast<std::size_t>(rule)];
+    // at or after an end cursor's seq, a segment is walked over from the end back (NextSeg)
+    if (walk.cursor.valid && seq < walk.cursor.seq)
     {
-        m_pending.push_back(Finger{at, seq});
+        walk.pending.push_back(Finger{at, seq});
     }
 }
 
 std::vector<TcpTxBufferHints::Finger>&
-TcpTxBufferHints::Pending()
+TcpTxBufferHints::Pending(Rule rule)
 {
-    return m_pending;
-}
-
-const TcpTxBufferHints::MarkedTo&
-TcpTxBufferHints::GetMarkedTo() const
-{
-    return m_markedTo;
-}
-
-void
-TcpTxBufferHints::SetMarkedTo(Position at, SequenceNumber32 seq)
-{
-    m_markedTo = MarkedTo{true, at, seq};
-}
-
-void
-TcpTxBufferHints::ForgetMarkedTo()
-{
-    m_markedTo.valid = false;
+    return m_walks[static_cast<std::size_t>(rule)].pending;
 }
 
 void
@@ -152,11 +135,32 @@ TcpTxBufferHints::FingerCount() const
     return m_fingerCount;
 }
 
+const TcpTxBufferHints::MarkedTo&
+TcpTxBufferHints::GetMarkedTo() const
+{
+    return m_markedTo;
+}
+
+void
+TcpTxBufferHints::SetMarkedTo(Position at, SequenceNumber32 seq)
+{
+    m_markedTo = MarkedTo{true, at, seq};
+}
+
+void
+TcpTxBufferHints::ForgetMarkedTo()
+{
+    m_markedTo.valid = false;
+}
+
 void
 TcpTxBufferHints::Forget()
 {
-    m_cursor.valid = false;
-    m_pending.clear();
+    for (Walk& walk : m_walks)
+    {
+        walk.cursor.valid = false;
+        walk.pending.clear();
+    }
     m_fingerCount = 0;
     m_nextFinger = 0;
     m_markedTo.valid = false;
@@ -165,23 +169,22 @@ TcpTxBufferHints::Forget()
 void
 TcpTxBufferHints::DropBelow(SequenceNumber32 head)
 {
-    if (m_cursor.valid && !m_cursor.atEnd && m_cursor.seq < head)
+    for (Walk& walk : m_walks)
     {
-        m_cursor.valid = false; // a walk from the head: no candidate is pending
-        m_pending.clear();
-    }
-    std::size_t pendingKept = 0;
-    for (const Finger& pending : m_pending)
-    {
-        if (pending.seq >= head)
+        if (walk.cursor.valid && !walk.cursor.atEnd && walk.cursor.seq < head)
         {
-            m_pending[pendingKept++] = pending;
+            walk.cursor.valid = false; // a walk from the head: nothing is pending
+            walk.pending.clear();
         }
-    }
-    m_pending.resize(pendingKept);
-    if (m_markedTo.valid && m_markedTo.seq < head)
-    {
-        m_markedTo.valid = false;
+        std::size_t kept = 0;
+        for (const Finger& pending : walk.pending)
+        {
+            if (pending.seq >= head)
+            {
+                walk.pending[kept++] = pending;
+            }
+        }
+        walk.pending.resize(kept);
     }
     std::size_t kept = 0;
     for (std::size_t i = 0; i < m_fingerCount; i++)
@@ -193,6 +196,10 @@ TcpTxBufferHints::DropBelow(SequenceNumber32 head)
     }
     m_fingerCount = kept;
     m_nextFinger = kept % kFingers;
+    if (m_markedTo.valid && m_markedTo.seq < head)
+    {
+        m_markedTo.valid = false;
+    }
 }
 
 } // namespace ns3

@@ -1,19 +1,17 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Where the sender's walks may start (docs/ns3-hot-paths.md, "Hints"):
- * positions in a TcpTxBuffer's sent list that the project's NextSeg and Update
- * (tcp-tx-buffer-hot-paths.cc) remember between calls, so that under heavy loss
- * (thousands of segments in flight, many of them lost and retransmitted) a call
- * does not walk again over what the last one already passed.
+ * Where the sender's walks may start (docs/ns3-hot-paths.md, "Walk hints"): positions in a
+ * TcpTxBuffer's sent list that the project's NextSeg, Update and UpdateLostCount
+ * (tcp-tx-buffer-hot-paths.cc) remember between calls, so that under heavy loss (thousands of
+ * segments in flight, many of them lost and retransmitted) a call does not walk again over what
+ * the last one passed.
  *
- * A hint only says where a walk starts, never what it finds: a call's answer is
- * the same as a walk from the head (the differential mode compares every answer
- * with the wheel's). A hint must never point at a segment the list has freed;
- * every function that frees segments or changes marks behind the project's back
- * (the wheel's DiscardUpTo, SetSentListLost, MarkHeadAsLost, ...) is defined by
- * the project too, calls the wheel's and then tells the hints (Forget,
- * DropBelow).
+ * A hint only says where a walk starts, never what it finds: a call's answer is the one a walk
+ * from the head gives (the differential mode compares every answer with the wheel's). A hint
+ * never points at a segment the list has freed: every function that frees segments or changes
+ * marks is the project's, or is the wheel's called through a definition of the project's that
+ * then tells the hints (DiscardUpTo, SetSentListLost, MarkHeadAsLost, ...).
  */
 
 #ifndef EMUSIM_TCP_TX_BUFFER_HINTS_H
@@ -36,13 +34,20 @@ class TcpTxItem;
 /**
  * @ingroup tcp
  *
- * @brief Walk hints of one TcpTxBuffer, aggregated to it (so they die with it).
+ * @brief Walk hints of one TcpTxBuffer, aggregated to it (so that they die with it).
  */
 class TcpTxBufferHints : public Object
 {
   public:
     /// A position in the sent list (TcpTxBuffer::PacketList, private there)
     using Position = std::list<TcpTxItem*>::const_iterator;
+
+    /// The segments NextSeg looks for (RFC 6675 as 3.44 applies it)
+    enum class Rule
+    {
+        kLost = 0,     //!< rule (1): marked lost, neither retransmitted nor SACKed
+        kUnsacked = 1, //!< rule (3): neither retransmitted nor SACKed
+    };
 
     /**
      * @brief Get the type ID.
@@ -65,18 +70,17 @@ class TcpTxBufferHints : public Object
      */
     static TcpTxBufferHints* Find(const TcpTxBuffer* buffer);
 
-    /// NextSeg's rule (1): no segment before the cursor is lost and neither
-    /// retransmitted nor SACKed. Invalid: start at the head.
+    /// A rule's cursor: no segment before it is a candidate of the rule, but those pending.
+    /// Invalid: start at the head (and nothing is pending).
     struct Cursor
     {
         bool valid{false};    //!< whether the cursor says anything
-        bool atEnd{false};    //!< the cursor is the list's end
+        bool atEnd{false};    //!< the cursor was the list's end
         Position at;          //!< where (unless atEnd)
-        SequenceNumber32 seq; //!< the segment's first byte when the cursor was set
-                              //!< (unless atEnd)
+        SequenceNumber32 seq; //!< the segment's first byte; atEnd: the end of the data sent then
     };
 
-    /// A segment seen by an earlier call, to start a walk from
+    /// A segment seen by an earlier call
     struct Finger
     {
         Position at;          //!< the segment
@@ -85,32 +89,50 @@ class TcpTxBufferHints : public Object
 
     static constexpr std::size_t kFingers = 8; //!< fingers kept (2 per SACK block, 4 blocks)
 
-    /// @return the cursor
-    const Cursor& GetCursor() const;
+    /**
+     * @param rule a rule of NextSeg
+     * @return its cursor
+     */
+    const Cursor& GetCursor(Rule rule) const;
 
     /**
-     * @brief Set the cursor.
+     * @brief Set a rule's cursor.
+     * @param rule the rule
      * @param at where (a segment), or the list's end if atEnd
-     * @param seq the segment's first byte
+     * @param seq the segment's first byte, or the end of the data sent if atEnd
      * @param atEnd whether the cursor is the list's end
      */
-    void SetCursor(Position at, SequenceNumber32 seq, bool atEnd);
+    void SetCursor(Rule rule, Position at, SequenceNumber32 seq, bool atEnd);
 
     /**
-     * @brief A segment at `at` (first byte `seq`) became lost and not
-     * retransmitted: if it lies before the cursor, it is kept among the pending
-     * candidates, which NextSeg looks at first.
+     * @brief The segment at `at` became a candidate of `rule`: if it lies before the rule's
+     * cursor, it is pending, and NextSeg looks at it first.
+     * @param rule the rule
      * @param at the segment
      * @param seq its first byte
      */
-    void Lower(Position at, SequenceNumber32 seq);
+    void Lower(Rule rule, Position at, SequenceNumber32 seq);
 
-    /// @return the candidates of rule (1) before the cursor (each may have
-    /// stopped being one)
-    std::vector<Finger>& Pending();
+    /**
+     * @param rule a rule
+     * @return the rule's pending candidates (each may have stopped being one since)
+     */
+    std::vector<Finger>& Pending(Rule rule);
 
-    /// UpdateLostCount's last X: every segment after the head up to it is SACKed
-    /// or lost.
+    /**
+     * @brief Remember a segment to start later walks from.
+     * @param at the segment
+     * @param seq its first byte
+     */
+    void Remember(Position at, SequenceNumber32 seq);
+
+    /// @return the fingers kept (FingerCount of them in use)
+    const std::array<Finger, kFingers>& GetFingers() const;
+
+    /// @return how many of the fingers are in use
+    std::size_t FingerCount() const;
+
+    /// UpdateLostCount's last X: every segment after the head up to it is SACKed or lost.
     struct MarkedTo
     {
         bool valid{false};    //!< whether it says anything
@@ -131,36 +153,29 @@ class TcpTxBufferHints : public Object
     /// A lost mark was taken back: forget what UpdateLostCount left marked.
     void ForgetMarkedTo();
 
-    /**
-     * @brief Remember a segment to start later walks from.
-     * @param at the segment
-     * @param seq its first byte
-     */
-    void Remember(Position at, SequenceNumber32 seq);
-
-    /// @return the fingers kept (some may be unused: see FingerCount)
-    const std::array<Finger, kFingers>& GetFingers() const;
-
-    /// @return how many of the fingers are in use
-    std::size_t FingerCount() const;
-
     /// Forget every position: the list was edited where the hints cannot follow.
     void Forget();
 
     /**
-     * @brief The segments before `head` were freed (DiscardUpTo): forget the
-     * positions there. A head segment trimmed in place started before `head` too.
+     * @brief The segments before `head` were freed (DiscardUpTo): forget the positions there. A
+     * head segment trimmed in place started before `head` too.
      * @param head the new first unacknowledged byte
      */
     void DropBelow(SequenceNumber32 head);
 
   private:
+    /// A rule's cursor and pending candidates
+    struct Walk
+    {
+        Cursor cursor;               //!< the cursor
+        std::vector<Finger> pending; //!< candidates before the cursor
+    };
+
     const TcpTxBuffer* m_buffer{nullptr};   //!< whose hints these are
-    Cursor m_cursor;                        //!< NextSeg's cursor
+    std::array<Walk, 2> m_walks;            //!< NextSeg's, per Rule
     std::array<Finger, kFingers> m_fingers; //!< Update's fingers
     std::size_t m_fingerCount{0};           //!< fingers in use
     std::size_t m_nextFinger{0};            //!< the one to replace next
-    std::vector<Finger> m_pending;          //!< candidates before the cursor
     MarkedTo m_markedTo;                    //!< UpdateLostCount's last X
 };
 

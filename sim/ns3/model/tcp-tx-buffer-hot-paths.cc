@@ -306,95 +306,76 @@ TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRe
 
     // Rules (1) and (3) (RFC 6675, as 3.44 applies them): a segment neither retransmitted nor
     // SACKed, below the highest SACK once a SACK was seen; (1) takes the first one marked lost,
-    // (3), in recovery only, the first one at all. 3.44 keeps a rule-3 candidate while its
-    // sequence number reads 0, so a candidate at 0 is replaced by the next one: kept here too.
-    SequenceNumber32 seqPerRule3;
-    bool isSeqPerRule3Valid = false;
-    if (m_lostOut > 0 && !isRecovery)
-    {
-        // Rule (1) alone, from the hints (tcp-tx-buffer-hints.h): every candidate before the
-        // cursor is among the pending ones. Under heavy loss most of the window is lost and
-        // retransmitted, and a walk from the head passed over it on every segment sent.
+    // (3), in recovery only, the first one at all. 3.44 walks from the head for both on every
+    // call; here each rule starts from its hints (tcp-tx-buffer-hints.h): the candidates marked
+    // since its cursor passed them (pending), then a walk from the cursor. Under heavy loss most
+    // of the window is lost and retransmitted, and the walk from the head passed over it on every
+    // segment sent.
+    using Rule = TcpTxBufferHints::Rule;
+    const auto listEnd = m_sentList.cend();
+    auto beyondHighestSack = [this](const TcpTxItem* item) {
+        return m_sackSeen && item->m_startSeq >= m_highestSack.second; // (1.b) fails
+    };
+    auto isRule1 = [](const TcpTxItem* item) {
+        return !item->m_retrans && !item->m_sacked && item->m_lost;
+    };
+    auto isRule3 = [](const TcpTxItem* item) { return !item->m_retrans && !item->m_sacked; };
+    // the rule's first candidate below the highest SACK (or the list's end); the rule's cursor is
+    // left where the walk stopped
+    auto firstCandidate = [&](Rule rule, auto isCandidate) {
         TcpTxBufferHints& hints = TcpTxBufferHints::Of(this);
-        const TcpTxBufferHints::Cursor& cursor = hints.GetCursor();
-        auto isCandidate = [](const TcpTxItem* item) {
-            return !item->m_retrans && !item->m_sacked && item->m_lost;
-        };
-        // first the segments marked lost since the cursor passed them, lowest first
-        bool beyondHighestSack = false;
-        std::vector<TcpTxBufferHints::Finger>& pending = hints.Pending();
+        std::vector<TcpTxBufferHints::Finger>& pending = hints.Pending(rule);
         while (!pending.empty())
         {
             auto lowest =
                 std::min_element(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
                     return a.seq < b.seq;
                 });
-            const TcpTxItem* item = *lowest->at;
-            if (m_sackSeen && item->m_startSeq >= m_highestSack.second)
+            if (beyondHighestSack(*lowest->at))
             {
-                beyondHighestSack = true; // (1.b) fails here, and after it up to the cursor
-                break;
+                return listEnd; // and so is every candidate after it, up to the cursor and on
             }
-            if (isCandidate(item))
+            if (isCandidate(*lowest->at))
             {
-                found = true;
-                foundSeq = item->m_startSeq;
-                foundSeqHigh = foundSeq + m_segmentSize;
-                break; // kept: a candidate until it is retransmitted
+                return lowest->at; // kept: a candidate until it is retransmitted
             }
             *lowest = pending.back();
             pending.pop_back();
         }
-        auto it = !cursor.valid  ? m_sentList.cbegin()
-                  : cursor.atEnd ? m_sentList.cend()
-                                 : cursor.at;
-        for (; !found && !beyondHighestSack && it != m_sentList.cend(); ++it)
+        const TcpTxBufferHints::Cursor& cursor = hints.GetCursor(rule);
+        auto it = m_sentList.cbegin();
+        if (cursor.valid && !cursor.atEnd)
         {
-            const TcpTxItem* item = *it;
-            if (m_sackSeen && item->m_startSeq >= m_highestSack.second)
+            it = cursor.at;
+        }
+        else if (cursor.valid)
+        {
+            // the end then: back over the segments sent since
+            it = listEnd;
+            while (it != m_sentList.cbegin() && (*std::prev(it))->m_startSeq >= cursor.seq)
             {
-                break; // (1.b) fails here and for every later segment
-            }
-            if (isCandidate(item))
-            {
-                found = true;
-                foundSeq = item->m_startSeq;
-                foundSeqHigh = foundSeq + m_segmentSize;
-                break;
+                --it;
             }
         }
-        // where the walk stopped (where it started, if a pending candidate was found)
-        const bool atEnd = it == m_sentList.cend();
-        hints.SetCursor(it, atEnd ? SequenceNumber32() : (*it)->m_startSeq, atEnd);
-    }
-    else if (isRecovery)
-    {
-        for (const TcpTxItem* item : m_sentList)
+        for (; it != listEnd && !beyondHighestSack(*it) && !isCandidate(*it); ++it)
         {
-            if (m_sackSeen && item->m_startSeq >= m_highestSack.second)
-            {
-                break; // (1.b) fails here and for every later segment
-            }
-            if (item->m_retrans || item->m_sacked)
-            {
-                continue;
-            }
-            if (item->m_lost)
-            {
-                found = true;
-                foundSeq = item->m_startSeq;
-                foundSeqHigh = foundSeq + m_segmentSize;
-                break;
-            }
-            if (isRecovery && seqPerRule3.GetValue() == 0)
-            {
-                isSeqPerRule3Valid = true;
-                seqPerRule3 = item->m_startSeq;
-            }
-            if (m_lostOut == 0 && isSeqPerRule3Valid && seqPerRule3.GetValue() != 0)
-            {
-                break; // nothing is lost, so rule (1) cannot fire further on
-            }
+        }
+        const bool atEnd = it == listEnd;
+        hints.SetCursor(rule,
+                        it,
+                        atEnd ? m_firstByteSeq.Get() + m_sentSize : (*it)->m_startSeq,
+                        atEnd);
+        return atEnd || beyondHighestSack(*it) ? listEnd : it;
+    };
+
+    if (m_lostOut > 0) // else nothing is marked lost: rule (1) cannot fire
+    {
+        auto first = firstCandidate(Rule::kLost, isRule1);
+        if (first != listEnd)
+        {
+            found = true;
+            foundSeq = (*first)->m_startSeq;
+            foundSeqHigh = foundSeq + m_segmentSize;
         }
     }
 
@@ -413,11 +394,29 @@ TcpTxBuffer::NextSeg(SequenceNumber32* seq, SequenceNumber32* seqHigh, bool isRe
                     highData + std::min<uint32_t>(m_segmentSize, m_rWndCallback() - m_sentSize);
             }
         }
-        else if (isSeqPerRule3Valid)
+        else if (isRecovery)
         {
-            found = true;
-            foundSeq = seqPerRule3;
-            foundSeqHigh = seqPerRule3 + m_segmentSize;
+            auto first = firstCandidate(Rule::kUnsacked, isRule3);
+            if (first != listEnd)
+            {
+                SequenceNumber32 seqPerRule3 = (*first)->m_startSeq;
+                if (seqPerRule3.GetValue() == 0)
+                {
+                    // 3.44 keeps a candidate while its sequence number reads 0: the next one
+                    // replaces it
+                    for (auto it = std::next(first); it != listEnd && !beyondHighestSack(*it); ++it)
+                    {
+                        if (isRule3(*it))
+                        {
+                            seqPerRule3 = (*it)->m_startSeq;
+                            break;
+                        }
+                    }
+                }
+                found = true;
+                foundSeq = seqPerRule3;
+                foundSeqHigh = seqPerRule3 + m_segmentSize;
+            }
         }
     }
 
@@ -868,9 +867,12 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
         {
             consider(hints.GetFingers()[i].at);
         }
-        if (hints.GetCursor().valid && !hints.GetCursor().atEnd)
+        for (auto rule : {TcpTxBufferHints::Rule::kLost, TcpTxBufferHints::Rule::kUnsacked})
         {
-            consider(hints.GetCursor().at);
+            if (hints.GetCursor(rule).valid && !hints.GetCursor(rule).atEnd)
+            {
+                consider(hints.GetCursor(rule).at);
+            }
         }
         if (forward)
         {
@@ -1098,7 +1100,7 @@ TcpTxBuffer::UpdateLostCount()
         m_lostOut += item->m_packet->GetSize();
         if (hints != nullptr)
         {
-            hints->Lower(at, item->m_startSeq);
+            hints->Lower(TcpTxBufferHints::Rule::kLost, at, item->m_startSeq);
         }
     };
     auto isMarked = [](const TcpTxItem* item) { return item->m_sacked || item->m_lost; };
@@ -1206,8 +1208,11 @@ TcpTxBuffer::DiscardUpTo(const SequenceNumber32& seq, const Callback<void, TcpTx
         hints->DropBelow(m_firstByteSeq.Get());
         if (!m_sentList.empty())
         {
-            // a head acknowledged in part is trimmed in place: a pending candidate still
-            hints->Lower(m_sentList.cbegin(), m_sentList.front()->m_startSeq);
+            // a head acknowledged in part is trimmed in place: perhaps a candidate still
+            for (auto rule : {TcpTxBufferHints::Rule::kLost, TcpTxBufferHints::Rule::kUnsacked})
+            {
+                hints->Lower(rule, m_sentList.cbegin(), m_sentList.front()->m_startSeq);
+            }
         }
     }
 }

@@ -96,11 +96,18 @@ TcpTxLossMark
 MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
 {
     auto& sent = buffer.*get(private_member::SentList());
-    // the segment becomes a candidate of NextSeg's rule (1) (tcp-tx-buffer-hints.h)
-    auto lowerCursor = [&buffer](std::list<TcpTxItem*>::const_iterator at, uint32_t start) {
+    // the segment becomes a candidate of NextSeg's rule (1), and if it was retransmitted of
+    // rule (3) too (tcp-tx-buffer-hints.h)
+    auto lowerCursor = [&buffer](std::list<TcpTxItem*>::const_iterator at,
+                                 uint32_t start,
+                                 bool wasRetransmitted) {
         if (TcpTxBufferHints* hints = TcpTxBufferHints::Find(&buffer))
         {
-            hints->Lower(at, SequenceNumber32(start));
+            hints->Lower(TcpTxBufferHints::Rule::kLost, at, SequenceNumber32(start));
+            if (wasRetransmitted)
+            {
+                hints->Lower(TcpTxBufferHints::Rule::kUnsacked, at, SequenceNumber32(start));
+            }
         }
     };
     for (auto at = sent.cbegin(); at != sent.cend(); ++at)
@@ -128,12 +135,12 @@ MarkSegmentLost(TcpTxBuffer& buffer, uint32_t start)
             }
             item->m_retrans = false; // lost again: to be retransmitted again
             buffer.*get(private_member::RetransOut()) -= size;
-            lowerCursor(at, start);
+            lowerCursor(at, start, true);
             return TcpTxLossMark::LOST_RETRANSMIT;
         }
         item->*get(private_member::ItemLost()) = true;
         buffer.*get(private_member::LostOut()) += size;
-        lowerCursor(at, start);
+        lowerCursor(at, start, false);
         return TcpTxLossMark::LOST;
     }
     return TcpTxLossMark::NONE;
