@@ -573,6 +573,47 @@ TcpTxBuffer::CopyFromSequence(uint32_t numBytes, const SequenceNumber32& seq)
     return outItem;
 }
 
+namespace
+{
+/// Where a walk forward to the segment holding `seq` may start in a sent list: the latest of its
+/// head and the positions the hints hold (both rules' cursors, Update's fingers) that starts at
+/// or before `seq`. `startOf` reads a segment's first byte (TcpTxItem's is TcpTxBuffer's to read).
+template <typename StartOf>
+std::list<TcpTxItem*>::iterator
+WalkStart(std::list<TcpTxItem*>& sent,
+          const TcpTxBufferHints* hints,
+          SequenceNumber32 seq,
+          StartOf startOf)
+{
+    auto best = sent.begin();
+    if (hints == nullptr || sent.empty())
+    {
+        return best;
+    }
+    SequenceNumber32 bestSeq = startOf(*best);
+    auto consider = [&](TcpTxBufferHints::Position at) {
+        SequenceNumber32 atSeq = startOf(*at);
+        if (atSeq <= seq && atSeq > bestSeq)
+        {
+            best = sent.erase(at, at); // the same position, not const
+            bestSeq = atSeq;
+        }
+    };
+    for (auto rule : {TcpTxBufferHints::Rule::kLost, TcpTxBufferHints::Rule::kUnsacked})
+    {
+        if (hints->GetCursor(rule).valid && !hints->GetCursor(rule).atEnd)
+        {
+            consider(hints->GetCursor(rule).at);
+        }
+    }
+    for (std::size_t i = 0; i < hints->FingerCount(); i++)
+    {
+        consider(hints->GetFingers()[i].at);
+    }
+    return best;
+}
+} // namespace
+
 TcpTxItem*
 TcpTxBuffer::GetNewSegment(uint32_t numBytes)
 {
@@ -600,7 +641,9 @@ TcpTxBuffer::GetTransmittedSegment(uint32_t numBytes, const SequenceNumber32& se
     // and the next only if it is neither SACKed nor of another lost mark (3.44's rule: a
     // retransmission does not merge segments whose flags differ).
     uint32_t s = numBytes;
-    for (auto it = m_sentList.begin(); it != m_sentList.end(); ++it)
+    auto startOf = [](const TcpTxItem* item) { return item->m_startSeq; };
+    auto first = WalkStart(m_sentList, TcpTxBufferHints::Find(this), seq, startOf);
+    for (auto it = first; it != m_sentList.end(); ++it)
     {
         if ((*it)->m_startSeq > seq)
         {
@@ -647,6 +690,17 @@ TcpTxBuffer::GetPacketFromList(PacketList& list,
     // The item that holds seq
     auto it = list.begin();
     SequenceNumber32 beginOfCurrentPacket = listStartFrom;
+    if (&list == &m_sentList && !list.empty())
+    {
+        // from the nearest position the hints hold (the sent list's segments start where the
+        // one before ends, so a segment's first byte is where the count stands there)
+        auto startOf = [](const TcpTxItem* item) { return item->m_startSeq; };
+        it = WalkStart(list, TcpTxBufferHints::Find(this), seq, startOf);
+        if (it != list.begin())
+        {
+            beginOfCurrentPacket = (*it)->m_startSeq;
+        }
+    }
     while (it != list.end() && seq >= beginOfCurrentPacket + (*it)->m_packet->GetSize())
     {
         beginOfCurrentPacket += (*it)->m_packet->GetSize();
