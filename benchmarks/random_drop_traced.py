@@ -12,10 +12,11 @@ The traces come from the two backends at one drop rate (docs/variants.md, "rando
 
 Per trace it prints what emusim.tcptrace derives: elapsed time, timeouts by cause, the share
 of transmissions sent with a window of at most 3 segments, the recoveries and how many found
-the window at its floor (2 segments), and for a recovery found at k segments the share whose
-next cut finds the floor again, split for recoveries found at 3-4 segments by whether
-CUBIC's origin, replayed from the cuts, lies above the window they leave. Writes
-OUT/random_drop_traced.csv.
+the window at its floor (2 segments), also with the window read one ACK late as the
+emulation's trace reads it (for ns-3's traces: the number comparable with the emulation's),
+and for a recovery found at k segments the share whose next cut finds the floor again, split
+for recoveries found at 3-4 segments by whether CUBIC's origin, replayed from the cuts, lies
+above the window they leave. Writes OUT/random_drop_traced.csv.
 """
 
 from __future__ import annotations
@@ -49,6 +50,40 @@ def trap_by_origin(cuts: pd.DataFrame) -> dict[str, float]:
     return out
 
 
+def floor_entries_read_late(trace: pd.DataFrame) -> int:
+    """Recoveries found at the floor, the window read as the emulation's trace reads it: at
+    tcp_rate_gen, before that ACK's congestion control (tcp_input.c:4033-4034), so the last
+    window written before the entry is the one from before the ACK preceding the entry's ACK.
+    For an ns-3 trace (which writes every change of the window as it happens) this gives the
+    number comparable with the emulation's."""
+    events = trace["event"].to_numpy()
+    values = trace["value"].to_numpy()
+    cwnd = float("nan")
+    before_ack = [float("nan"), float("nan")]  # the window before the last two ACKs
+    state = 0
+    found = 0
+    for event, value in zip(events, values, strict=True):
+        if event == "cwnd":
+            cwnd = value / SEGMENT_B
+        elif event == "ack":
+            before_ack = [before_ack[1], cwnd]
+        elif event == "state":
+            new = int(value)
+            entering = new == tcptrace.STATE_RECOVERY and state not in (
+                tcptrace.STATE_RECOVERY,
+                tcptrace.STATE_LOSS,
+            )
+            if entering and round(before_ack[0]) == tcptrace.FLOOR_SEGMENTS:
+                found += 1
+            state = new
+    return found
+
+
+def summary_floor(trace: pd.DataFrame) -> int:
+    """Recoveries found at the floor as the trace writes the window."""
+    return tcptrace.window_trap(tcptrace.reductions(trace, SEGMENT_B))["recoveries_at_floor"]
+
+
 def small_window_share(trace: pd.DataFrame) -> float:
     """The share of transmissions sent while the window was at most SMALL_WINDOW_SEGMENTS."""
     cwnd = trace[trace["event"] == "cwnd"]
@@ -70,6 +105,10 @@ def row(backend: str, path: Path) -> dict:
         "timeouts_retransmission_lost": summary["timeouts_retransmission_lost"],
         "timeouts_too_few_dupacks": summary["timeouts_too_few_dupacks"],
         "tx_at_small_window": round(small_window_share(trace), 3),
+        # the emulation's own trace is already read late
+        "recoveries_at_floor_read_late": (
+            floor_entries_read_late(trace) if backend == "ns3" else summary_floor(trace)
+        ),
         **{
             k: round(v, 3) if isinstance(v, float) else v
             for k, v in {**tcptrace.window_trap(cuts), **trap_by_origin(cuts)}.items()
