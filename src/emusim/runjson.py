@@ -119,9 +119,10 @@ def main(argv: list[str] | None = None) -> int:
 
     meta = json.loads(args.meta)
     started = time.monotonic()
-    proc = subprocess.run(args.command, capture_output=True, text=True, check=False)
+    # the command's standard error goes straight to ours (the rule's log), as it is written: a
+    # long run's progress lines (sim/ns3/helper/progress.h) and, on failure, its error
+    proc = subprocess.run(args.command, stdout=subprocess.PIPE, text=True, check=False)
     if proc.returncode != 0:
-        sys.stderr.write(proc.stderr)
         print(
             f"runjson: {args.command[0]} exited with {proc.returncode} for {args.out}",
             file=sys.stderr,

@@ -28,6 +28,7 @@
  * the scenario. TCP attributes are set the ns-3 way, e.g. --ns3::TcpL4Protocol::SocketType=...
  */
 
+#include "../helper/progress.h"
 #include "../helper/queue-setup.h"
 #include "../helper/run-arguments.h"
 #include "../helper/run-output.h"
@@ -276,6 +277,8 @@ main(int argc, char* argv[])
     }
     rec.Start(Seconds(cfg.pollS), Seconds(cfg.sampleS));
 
+    // a line on standard error every twentieth of the run (the paper scale's runs last hours)
+    emusim::ReportProgress("multiflow", Seconds(cfg.durationS), Seconds(cfg.durationS / 20));
     Simulator::Stop(Seconds(cfg.durationS) + NanoSeconds(2));
     Simulator::Run();
 
