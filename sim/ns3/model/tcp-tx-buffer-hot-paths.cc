@@ -1250,6 +1250,19 @@ ForgetHints(const TcpTxBuffer* buffer)
         hints->Forget();
     }
 }
+
+/// Call the wheel's `symbol` (a TcpTxBuffer member taking nothing) on `buffer`, found once into
+/// `original`, then forget the hints
+void
+WheelThenForget(TcpTxBuffer* buffer, const char* symbol, EditFn* original)
+{
+    if (*original == nullptr)
+    {
+        *original = reinterpret_cast<EditFn>(Original(symbol));
+    }
+    (*original)(buffer);
+    ForgetHints(buffer);
+}
 } // namespace
 
 void
@@ -1283,50 +1296,43 @@ TcpTxBuffer::SetSentListLost(bool resetSack)
 void
 TcpTxBuffer::MarkHeadAsLost()
 {
-    static const auto original = reinterpret_cast<EditFn>(Original(kMarkHeadAsLostSymbol));
-    original(this);
-    ForgetHints(this);
+    static EditFn original = nullptr;
+    WheelThenForget(this, kMarkHeadAsLostSymbol, &original);
 }
 
 void
 TcpTxBuffer::AddRenoSack()
 {
-    static const auto original = reinterpret_cast<EditFn>(Original(kAddRenoSackSymbol));
-    original(this);
-    ForgetHints(this);
+    static EditFn original = nullptr;
+    WheelThenForget(this, kAddRenoSackSymbol, &original);
 }
 
 void
 TcpTxBuffer::ResetRenoSack()
 {
-    static const auto original = reinterpret_cast<EditFn>(Original(kResetRenoSackSymbol));
-    original(this);
-    ForgetHints(this);
+    static EditFn original = nullptr;
+    WheelThenForget(this, kResetRenoSackSymbol, &original);
 }
 
 void
 TcpTxBuffer::ResetSentList()
 {
-    static const auto original = reinterpret_cast<EditFn>(Original(kResetSentListSymbol));
-    original(this);
-    ForgetHints(this);
+    static EditFn original = nullptr;
+    WheelThenForget(this, kResetSentListSymbol, &original);
 }
 
 void
 TcpTxBuffer::ResetLastSegmentSent()
 {
-    static const auto original = reinterpret_cast<EditFn>(Original(kResetLastSegmentSentSymbol));
-    original(this);
-    ForgetHints(this);
+    static EditFn original = nullptr;
+    WheelThenForget(this, kResetLastSegmentSentSymbol, &original);
 }
 
 void
 TcpTxBuffer::DeleteRetransmittedFlagFromHead()
 {
-    static const auto original =
-        reinterpret_cast<EditFn>(Original(kDeleteRetransmittedFlagFromHeadSymbol));
-    original(this);
-    ForgetHints(this);
+    static EditFn original = nullptr;
+    WheelThenForget(this, kDeleteRetransmittedFlagFromHeadSymbol, &original);
 }
 
 } // namespace ns3
