@@ -79,11 +79,6 @@ def floor_entries_read_late(trace: pd.DataFrame) -> int:
     return found
 
 
-def summary_floor(trace: pd.DataFrame) -> int:
-    """Recoveries found at the floor as the trace writes the window."""
-    return tcptrace.window_trap(tcptrace.reductions(trace, SEGMENT_B))["recoveries_at_floor"]
-
-
 def small_window_share(trace: pd.DataFrame) -> float:
     """The share of transmissions sent while the window was at most SMALL_WINDOW_SEGMENTS."""
     cwnd = trace[trace["event"] == "cwnd"]
@@ -97,6 +92,7 @@ def row(backend: str, path: Path) -> dict:
     trace = tcptrace.read(path)
     summary = tcptrace.summary(trace)
     cuts = tcptrace.reductions(trace, SEGMENT_B)
+    trap = tcptrace.window_trap(cuts)
     return {
         "backend": backend,
         "trace": str(path),
@@ -107,11 +103,11 @@ def row(backend: str, path: Path) -> dict:
         "tx_at_small_window": round(small_window_share(trace), 3),
         # the emulation's own trace is already read late
         "recoveries_at_floor_read_late": (
-            floor_entries_read_late(trace) if backend == "ns3" else summary_floor(trace)
+            floor_entries_read_late(trace) if backend == "ns3" else trap["recoveries_at_floor"]
         ),
         **{
             k: round(v, 3) if isinstance(v, float) else v
-            for k, v in {**tcptrace.window_trap(cuts), **trap_by_origin(cuts)}.items()
+            for k, v in {**trap, **trap_by_origin(cuts)}.items()
         },
     }
 

@@ -123,18 +123,6 @@ TcpTxBufferHints::Remember(Position at, SequenceNumber32 seq)
     }
 }
 
-const std::array<TcpTxBufferHints::Finger, TcpTxBufferHints::kFingers>&
-TcpTxBufferHints::GetFingers() const
-{
-    return m_fingers;
-}
-
-std::size_t
-TcpTxBufferHints::FingerCount() const
-{
-    return m_fingerCount;
-}
-
 const TcpTxBufferHints::MarkedTo&
 TcpTxBufferHints::GetMarkedTo() const
 {

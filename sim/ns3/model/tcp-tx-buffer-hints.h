@@ -126,11 +126,26 @@ class TcpTxBufferHints : public Object
      */
     void Remember(Position at, SequenceNumber32 seq);
 
-    /// @return the fingers kept (FingerCount of them in use)
-    const std::array<Finger, kFingers>& GetFingers() const;
-
-    /// @return how many of the fingers are in use
-    std::size_t FingerCount() const;
+    /**
+     * @brief Call `visit` with every segment the hints hold a position of (both rules' cursors
+     * that are not at the end, and the fingers in use): where a walk may start.
+     * @param visit called with a Position
+     */
+    template<typename Visit>
+    void ForEachPosition(Visit visit) const
+    {
+        for (const Walk& walk : m_walks)
+        {
+            if (walk.cursor.valid && !walk.cursor.atEnd)
+            {
+                visit(walk.cursor.at);
+            }
+        }
+        for (std::size_t i = 0; i < m_fingerCount; i++)
+        {
+            visit(m_fingers[i].at);
+        }
+    }
 
     /// UpdateLostCount's last X: every segment after the head up to it is SACKed or lost.
     struct MarkedTo

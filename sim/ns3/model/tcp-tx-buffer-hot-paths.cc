@@ -599,17 +599,7 @@ WalkStart(std::list<TcpTxItem*>& sent,
             bestSeq = atSeq;
         }
     };
-    for (auto rule : {TcpTxBufferHints::Rule::kLost, TcpTxBufferHints::Rule::kUnsacked})
-    {
-        if (hints->GetCursor(rule).valid && !hints->GetCursor(rule).atEnd)
-        {
-            consider(hints->GetCursor(rule).at);
-        }
-    }
-    for (std::size_t i = 0; i < hints->FingerCount(); i++)
-    {
-        consider(hints->GetFingers()[i].at);
-    }
+    hints->ForEachPosition(consider);
     return best;
 }
 } // namespace
@@ -917,17 +907,7 @@ TcpTxBuffer::Update(const TcpOptionSack::SackList& list, const Callback<void, Tc
         {
             consider(m_highestSack.first);
         }
-        for (std::size_t i = 0; i < hints.FingerCount(); i++)
-        {
-            consider(hints.GetFingers()[i].at);
-        }
-        for (auto rule : {TcpTxBufferHints::Rule::kLost, TcpTxBufferHints::Rule::kUnsacked})
-        {
-            if (hints.GetCursor(rule).valid && !hints.GetCursor(rule).atEnd)
-            {
-                consider(hints.GetCursor(rule).at);
-            }
-        }
+        hints.ForEachPosition(consider);
         if (forward)
         {
             while (it != listEnd && (*it)->m_startSeq < seq)
