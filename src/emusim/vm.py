@@ -2,9 +2,10 @@
 
 The host kernel of our CI machines has neither loadable modules nor netem, so what needs a
 real, complete kernel (the dropper module, and later the Mininet backend) runs in a
-virtme-ng VM: QEMU boots the kernel of Debian's ``linux-image-amd64`` with this machine's
-own userspace (the root filesystem is shared read-only, writes go to an overlay), runs one
-command as root and powers off. The guest sees the repository at the same path as the host.
+virtme-ng VM: QEMU boots Debian's packaged kernel (the release tools/apt/vm.txt pins) with
+this machine's own userspace (the root filesystem is shared read-only, writes go to an
+overlay), runs one command as root and powers off. The guest sees the repository at the
+same path as the host.
 
 KVM is not used unless asked for (``use_kvm=True`` or ``EMUSIM_VM_KVM=1``): on our CI
 machines ``/dev/kvm`` is a PVM hypervisor (``CONFIG_KVM_PVM``) that runs only guest kernels
@@ -52,6 +53,9 @@ from emusim.paths import REPO_ROOT
 BOOT_DIR = Path("/boot")
 MODULES_DIR = Path("/lib/modules")
 SETUP_HINT = "install it with `tools/setup vm` (Debian packages of tools/apt/vm.txt)"
+# The Debian packages the VM needs; its `linux-image-RELEASE` line pins the kernel it boots.
+GUEST_PACKAGES = REPO_ROOT / "tools" / "apt" / "vm.txt"
+_PINNED_IMAGE = re.compile(r"^\s*linux-image-(?P<release>\d\S*)", re.MULTILINE)
 DEFAULT_TIMEOUT_S = 900.0
 DILATED_WALL_FACTOR = 4.0
 """In dilated time a VM's limit is on its CPU seconds, its cost, which other work on the host
@@ -169,27 +173,49 @@ def list_kernels(boot_dir: Path = BOOT_DIR, modules_dir: Path = MODULES_DIR) -> 
     return sorted(kernels, key=lambda k: _release_key(k.release))
 
 
+def pinned_release(packages: Path | None = GUEST_PACKAGES) -> str | None:
+    """The kernel release the package list pins (its ``linux-image-RELEASE`` line), or None
+    when it pins none (``linux-image-amd64``, Debian's newest, or no list).
+
+    The pin is what keeps archived emulated runs usable: their key names the kernel release
+    (emusim.backends.mininet.plan.run_key), and Debian's ``linux-image-amd64`` moves to a
+    new ABI release with every stable update.
+    """
+    if packages is None or not packages.is_file():
+        return None
+    match = _PINNED_IMAGE.search(packages.read_text())
+    return match["release"] if match else None
+
+
 def find_kernel(
-    release: str | None = None, boot_dir: Path = BOOT_DIR, modules_dir: Path = MODULES_DIR
+    release: str | None = None,
+    boot_dir: Path = BOOT_DIR,
+    modules_dir: Path = MODULES_DIR,
+    packages: Path | None = GUEST_PACKAGES,
 ) -> GuestKernel:
-    """The kernel to boot: ``release`` if given, else the newest packaged one.
+    """The kernel to boot: ``release`` if given, else the one ``packages`` (tools/apt/vm.txt)
+    pins, else the newest packaged one.
 
     Raises VMError naming what is missing and how to install it.
     """
     kernels = list_kernels(boot_dir, modules_dir)
+    pinned = release is None
+    if pinned:
+        release = pinned_release(packages)
     if release is not None:
         for kernel in kernels:
             if kernel.release == release:
                 return kernel
         found = ", ".join(k.release for k in kernels) or "none"
+        why = f" ({packages} pins it: linux-image-{release})" if pinned else ""
         raise VMError(
-            f"no kernel {release!r} with both {boot_dir}/vmlinuz-{release} and "
+            f"no kernel {release!r}{why} with both {boot_dir}/vmlinuz-{release} and "
             f"{modules_dir}/{release}/ (kernels found: {found}); {SETUP_HINT}"
         )
     if not kernels:
         raise VMError(
             f"no bootable kernel: no {boot_dir}/vmlinuz-* with modules in {modules_dir}/; "
-            f"the VM boots Debian's linux-image-amd64, {SETUP_HINT}"
+            f"the VM boots Debian's packaged kernel, {SETUP_HINT}"
         )
     return kernels[-1]
 
@@ -378,8 +404,8 @@ def run_in_vm(
     icount_shift: int | str | None = "env",
     on_start: Callable[[int], None] | None = None,
 ) -> VMResult:
-    """Boot the packaged kernel (``release``, default the newest), run ``command`` as root,
-    power off, and return its exit code and output (stdout and stderr merged).
+    """Boot the packaged kernel (``release``, default the pinned one: find_kernel), run
+    ``command`` as root, power off, and return its exit code and output (stdout and stderr merged).
 
     ``append`` adds kernel command-line arguments; ``on_line`` sees each output line as it
     comes; ``rwdirs`` are host directories the guest may write; ``icount_shift`` the dilated
@@ -507,7 +533,9 @@ def _clock_line(line: str) -> float | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: run a command in the VM, print its output, exit with its code."""
     parser = argparse.ArgumentParser(prog="python -m emusim.vm", description=__doc__.split("\n")[0])
-    parser.add_argument("--release", help="kernel release to boot (default: newest packaged)")
+    parser.add_argument(
+        "--release", help="kernel release to boot (default: the one tools/apt/vm.txt pins)"
+    )
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds")
     parser.add_argument("--memory", type=int, default=DEFAULT_MEMORY_MB, help="MiB")
     parser.add_argument("--cpus", type=int, default=DEFAULT_CPUS)

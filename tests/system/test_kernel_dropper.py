@@ -6,6 +6,7 @@ the regular dropper drops exactly floor(sent / N) packets, the random one lands 
 binomial 99.9 % interval of p = cutoff / 65536 (from scipy, not from the test's own code).
 """
 
+import json
 import re
 import shutil
 import subprocess
@@ -44,20 +45,48 @@ def make_kernel(root, release, modules=True):
         (root / "lib" / release / "modules.dep").write_text("")
 
 
-def test_find_kernel_picks_newest_with_modules(tmp_path):
+def test_find_kernel_without_a_pin_picks_newest_with_modules(tmp_path):
     for release in ("6.1.0-9-amd64", "6.1.0-10-amd64"):
         make_kernel(tmp_path, release)
     make_kernel(tmp_path, "6.1.0-11-amd64", modules=False)  # an image without modules
-    kernel = vm.find_kernel(boot_dir=tmp_path / "boot", modules_dir=tmp_path / "lib")
+    kernel = vm.find_kernel(boot_dir=tmp_path / "boot", modules_dir=tmp_path / "lib", packages=None)
     assert kernel.release == "6.1.0-10-amd64"
     assert kernel.image == tmp_path / "boot" / "vmlinuz-6.1.0-10-amd64"
     assert kernel.build_dir is None
 
 
+def test_find_kernel_boots_the_release_the_package_list_pins(tmp_path):
+    for release in ("6.1.0-9-amd64", "6.1.0-10-amd64"):
+        make_kernel(tmp_path, release)
+    packages = tmp_path / "vm.txt"
+    packages.write_text("# the kernel\nlinux-image-6.1.0-9-amd64   # pinned\nqemu-system-x86\n")
+    dirs = {"boot_dir": tmp_path / "boot", "modules_dir": tmp_path / "lib"}
+    assert vm.pinned_release(packages) == "6.1.0-9-amd64"
+    assert vm.find_kernel(**dirs, packages=packages).release == "6.1.0-9-amd64"
+    # a release asked for wins over the pin
+    assert vm.find_kernel("6.1.0-10-amd64", **dirs, packages=packages).release == "6.1.0-10-amd64"
+    # Debian's metapackage pins nothing: the newest
+    packages.write_text("linux-image-amd64\n")
+    assert vm.pinned_release(packages) is None
+    assert vm.find_kernel(**dirs, packages=packages).release == "6.1.0-10-amd64"
+    # a pinned release not installed: the error names the list, the package and the fix
+    packages.write_text("linux-image-6.1.0-99-amd64\n")
+    with pytest.raises(vm.VMError, match=r"6\.1\.0-99-amd64.*vm\.txt pins it.*tools/setup vm"):
+        vm.find_kernel(**dirs, packages=packages)
+
+
+def test_the_repository_pins_the_kernel_its_archived_runs_were_made_on():
+    releases = {
+        json.loads(path.read_text())["provenance"]["kernel_release"]
+        for path in (REPO_ROOT / "data" / "archive").glob("*/mininet/**/run*.json")
+    }
+    assert releases == {vm.pinned_release()}
+
+
 def test_find_kernel_says_what_is_missing(tmp_path):
     (tmp_path / "boot").mkdir()
-    with pytest.raises(vm.VMError, match=r"linux-image-amd64.*tools/setup vm"):
-        vm.find_kernel(boot_dir=tmp_path / "boot", modules_dir=tmp_path / "lib")
+    with pytest.raises(vm.VMError, match=r"packaged kernel.*tools/setup vm"):
+        vm.find_kernel(boot_dir=tmp_path / "boot", modules_dir=tmp_path / "lib", packages=None)
     make_kernel(tmp_path, "6.1.0-9-amd64")
     with pytest.raises(vm.VMError, match=r"no kernel .6\.1\.0-99-amd64.*found: 6\.1\.0-9-amd64"):
         vm.find_kernel("6.1.0-99-amd64", tmp_path / "boot", tmp_path / "lib")
