@@ -94,12 +94,18 @@ def run_batch(
     results_dir = Path(results_dir)
     delay_us = one_way_delay_us(scenario, delay_json)
     impl = scenario_dropper_impl(scenario, dropper_impl)
-    plan = make_plan(
-        scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions, point_stride,
-        shard=shard, where=select,
-    )  # fmt: skip
-    plan = _traced(plan, trace)
-    where, reason = decide_place(plan, place)
+
+    def planned(repeat: bool = True, share: Shard | None = None, archived=()) -> dict:
+        return _traced(
+            make_plan(
+                scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
+                point_stride, repeat_deterministic=repeat, shard=share, where=select,
+                archived=archived,
+            ),
+            trace,
+        )  # fmt: skip
+
+    where, reason = decide_place(planned(), place)
     if where == "host":
         need_root()  # a VM batch needs none: QEMU without KVM runs as any user
     from emusim import vm
@@ -109,19 +115,22 @@ def run_batch(
         shift = None if where == "host" or kvm else vm.icount_requested(icount_shift)
     except vm.VMError as err:
         raise BatchError(str(err)) from None
-    if not repeat_deterministic and shift is not None:
-        # only in dilated time does a point without randomness repeat to the microsecond
-        plan = make_plan(
-            scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
-            point_stride, repeat_deterministic=False, shard=shard, where=select,
-        )  # fmt: skip
-        plan = _traced(plan, trace)
+    # only in dilated time does a point without randomness repeat to the microsecond
+    repeat = repeat_deterministic or shift is None
+    clock = clock_of(where, kvm, shift)
+    use_archive = archive_dir is not None and not trace
+    archived = (
+        archived_runs(planned(repeat), Path(archive_dir), results_dir, clock)
+        if use_archive and shard is not None
+        else ()
+    )
+    plan = planned(repeat, shard, archived)
     plan["icount_shift"] = shift
     for entry in plan["runs"]:
         if cpu_profile and ("all" in cpu_profile or entry["point"] in cpu_profile):
             entry["cpu_profile"] = True
-    if archive_dir is not None and not trace:
-        plan = restore_archived(plan, Path(archive_dir), results_dir, clock_of(where, kvm, shift))
+    if use_archive:
+        plan = restore_archived(plan, Path(archive_dir), results_dir, clock)
     batch_path = (
         results_dir / BACKEND / scenario.name / profile / "batch.json"
         if shard is None
@@ -174,22 +183,53 @@ def run_batch(
     return out
 
 
+def archived_runs(plan: dict, archive_dir: Path, results_dir: Path, clock: dict) -> set[str]:
+    """Paths of the plan's runs (made or not) that the archive holds with this run's key:
+    those `restore_archived` would restore, which the shards deal out last (`Shard`)."""
+    kernel = _kernel_release(clock)
+    return {
+        entry["path"]
+        for entry in plan["runs"] + plan["skipped"]
+        if (found := _archived_copy(plan, entry, archive_dir, results_dir)) is not None
+        and found[1].get("run_key") == run_key(plan, entry, clock, kernel)
+    }
+
+
+def _kernel_release(clock: dict) -> str:
+    """The kernel a batch with this clock runs on: the host's, or the one the VM boots."""
+    from emusim import vm
+
+    return os.uname().release if clock["clock"] == "host" else vm.find_kernel().release
+
+
+def _archived_copy(
+    plan: dict, entry: dict, archive_dir: Path, results_dir: Path
+) -> tuple[Path, dict] | None:
+    """The archive's copy of a run and its provenance, or None if it keeps none."""
+    from emusim import archive
+
+    relative = Path(entry["path"]).relative_to(results_dir)
+    kept = archive.archive_path(archive_dir, plan["scale"], relative)
+    if not kept.exists():
+        return None
+    return kept, json.loads(kept.read_text())["provenance"]
+
+
 def restore_archived(plan: dict, archive_dir: Path, results_dir: Path, clock: dict) -> dict:
     """The plan with every run that the archive holds with the same key (`plan.run_key`:
     the kernel this batch would boot, its clock, the point and the profile as they are now)
     written into the results from there, with its session's record, and counted as already
     there. docs/archive.md."""
-    from emusim import archive, vm
+    from emusim import archive
 
-    kernel = os.uname().release if clock["clock"] == "host" else vm.find_kernel().release
+    kernel = _kernel_release(clock)
     keep, restored = [], []
     for entry in plan["runs"]:
-        relative = Path(entry["path"]).relative_to(results_dir)
-        kept = archive.archive_path(archive_dir, plan["scale"], relative)
-        if not kept.exists():
+        found = _archived_copy(plan, entry, archive_dir, results_dir)
+        if found is None:
             keep.append(entry)
             continue
-        prov = json.loads(kept.read_text())["provenance"]
+        kept, prov = found
         if prov.get("run_key") != run_key(plan, entry, clock, kernel):
             log(f"mininet: {kept} not used: its run_key differs from this run's")
             keep.append(entry)

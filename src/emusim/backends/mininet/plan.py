@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,8 +66,10 @@ class BatchError(RuntimeError):
 class Shard:
     """Shard ``index`` of ``count`` of a batch: the design's runs dealt out in turn (run k,
     counted from 1 over points and repetitions in design order, goes to shard
-    ((k - 1) mod count) + 1), so every shard gets low and high drop rates alike. The
-    assignment depends only on the design, so a resumed shard finds the same runs."""
+    ((k - 1) mod count) + 1), so every shard gets low and high drop rates alike. Runs the
+    archive will restore are dealt after all the others (`make_plan`'s ``archived``), so the
+    runs still to make are shared evenly however many are kept. The assignment depends only
+    on the design and the archive, so a resumed shard finds the same runs."""
 
     index: int
     count: int
@@ -127,6 +130,7 @@ def make_plan(
     repeat_deterministic: bool = True,
     shard: Shard | None = None,
     where: dict | None = None,
+    archived: Collection[str] = (),
 ) -> dict:
     """Everything the executor needs (it does not load the scenario again).
 
@@ -135,8 +139,10 @@ def make_plan(
     ``repeat_deterministic`` a point that draws no random numbers (`point_is_random`) runs
     once, as ns-3's do: in dilated time such a point repeats to within 0.03 %
     (docs/mininet.md, "Dilated time"). A ``shard`` keeps its share of the design's runs
-    (`Shard.owns`), so that several VMs can run one batch side by side. ``where`` keeps the
-    points with those axis values (`Scenario.points_where`; e.g. one cell of a large sweep).
+    (`Shard.owns`), so that several VMs can run one batch side by side; the runs whose paths
+    are in ``archived`` (those the archive restores: `batch.archived_runs`) are dealt last.
+    ``where`` keeps the points with those axis values (`Scenario.points_where`; e.g. one cell
+    of a large sweep).
     """
     from emusim import variants as tcp_variants  # on the host only: the guest gets the plan
 
@@ -160,7 +166,7 @@ def make_plan(
     topo = Topology.from_settings(scenario.settings["topology"])
     runs, skipped, not_implemented = [], [], []
     ccs: dict[str, dict] = {}
-    ordinal = 0  # the run's place in the whole design, which the shards divide
+    design = []  # every run of the design, in design order, which the shards divide
     for point in points:
         cc = None
         ecn = False
@@ -179,15 +185,15 @@ def make_plan(
             _add_congestion_control(ccs, variant)
         point_reps = reps if repeat_deterministic or point_is_random(point, random_variant) else 1
         for rep in range(1, point_reps + 1):
-            ordinal += 1
-            if shard is not None and not shard.owns(ordinal):
-                continue
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
-            entry = runner.plan_entry(
-                point, rep, path, link=point.link, variant=point.variant,
-                congestion_control=cc, ecn=ecn,
+            design.append(
+                runner.plan_entry(
+                    point, rep, path, link=point.link, variant=point.variant,
+                    congestion_control=cc, ecn=ecn,
+                )
             )  # fmt: skip
-            (skipped if path.exists() else runs).append(entry)
+    for entry in _dealt(design, shard, archived):
+        (skipped if Path(entry["path"]).exists() else runs).append(entry)
     return {
         "scenario": scenario.name,
         "scenario_path": str(scenario.path),
@@ -204,8 +210,19 @@ def make_plan(
         "not_implemented": not_implemented,
         "congestion_controls": ccs,
         "shard": None if shard is None else str(shard),
-        "design_runs": ordinal,
+        "design_runs": len(design),
     }
+
+
+def _dealt(design: list[dict], shard: Shard | None, archived: Collection[str]) -> list[dict]:
+    """The runs of ``design`` that ``shard`` owns, in design order: the runs not in
+    ``archived`` are counted first, then the archived ones (`Shard`)."""
+    if shard is None:
+        return design
+    kept = {str(p) for p in archived}
+    order = [e for e in design if e["path"] not in kept] + [e for e in design if e["path"] in kept]
+    owned = {id(e) for k, e in enumerate(order, 1) if shard.owns(k)}
+    return [e for e in design if id(e) in owned]
 
 
 def point_is_random(point, random_variant: bool = False) -> bool:

@@ -46,6 +46,46 @@ def test_shards_deal_out_the_design_in_turn_and_cover_it_once(tmp_path):
     assert all(p["shard"] == f"{i}-of-3" and p["design_runs"] == 7 for i, p in enumerate(parts, 1))
 
 
+def test_runs_the_archive_restores_are_dealt_last_so_the_rest_is_shared_evenly(tmp_path):
+    rd = sc.load("random-drop", "quick")
+    whole = make_plan(rd, "linux-2.2", 71.89, "auto", tmp_path, repeat_deterministic=False)
+    design = [(r["point"], r["repetition"]) for r in whole["runs"]]
+    kept = [r["path"] for r in whole["runs"][:3]]  # the first three are in the archive
+
+    def share(i):
+        return _keys(
+            make_plan(
+                rd,
+                "linux-2.2",
+                71.89,
+                "auto",
+                tmp_path,
+                repeat_deterministic=False,
+                shard=Shard(i, 2),
+                archived=kept,
+            )
+        )
+
+    # dealt in the order design[3:] + design[:3]: the four to make go two and two
+    assert share(1) == [design[0], design[2], design[3], design[5]]
+    assert share(2) == [design[1], design[4], design[6]]
+    # without an archive the old order holds
+    assert (
+        _keys(
+            make_plan(
+                rd,
+                "linux-2.2",
+                71.89,
+                "auto",
+                tmp_path,
+                repeat_deterministic=False,
+                shard=Shard(1, 2),
+            )
+        )
+        == design[0::2]
+    )
+
+
 def test_a_resumed_shard_finds_the_same_runs(tmp_path):
     rd = sc.load("random-drop", "quick")
     first = make_plan(rd, "linux-2.2", 71.89, "auto", tmp_path, shard=Shard(2, 2))
