@@ -52,38 +52,16 @@ def test_runs_the_archive_restores_are_dealt_last_so_the_rest_is_shared_evenly(t
     design = [(r["point"], r["repetition"]) for r in whole["runs"]]
     kept = [r["path"] for r in whole["runs"][:3]]  # the first three are in the archive
 
-    def share(i):
-        return _keys(
-            make_plan(
-                rd,
-                "linux-2.2",
-                71.89,
-                "auto",
-                tmp_path,
-                repeat_deterministic=False,
-                shard=Shard(i, 2),
-                archived=kept,
-            )
-        )
+    def share(i, archived=kept):
+        plan = make_plan(rd, "linux-2.2", 71.89, "auto", tmp_path, repeat_deterministic=False,
+                         shard=Shard(i, 2), archived=archived)  # fmt: skip
+        return _keys(plan)
 
     # dealt in the order design[3:] + design[:3]: the four to make go two and two
     assert share(1) == [design[0], design[2], design[3], design[5]]
     assert share(2) == [design[1], design[4], design[6]]
     # without an archive the old order holds
-    assert (
-        _keys(
-            make_plan(
-                rd,
-                "linux-2.2",
-                71.89,
-                "auto",
-                tmp_path,
-                repeat_deterministic=False,
-                shard=Shard(1, 2),
-            )
-        )
-        == design[0::2]
-    )
+    assert share(1, archived=()) == design[0::2]
 
 
 def test_a_resumed_shard_finds_the_same_runs(tmp_path):
