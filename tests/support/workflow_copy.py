@@ -12,7 +12,11 @@ import pytest
 from emusim.paths import REPO_ROOT
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-COPIED = ["Snakefile", "profiles", "config", "scenarios", "workflow", "data", "spec", "sim", "src"]
+# tools/apt: its vm.txt pins the kernel the emulation's VM boots and the module is built for
+COPIED = [
+    "Snakefile", "profiles", "config", "scenarios", "workflow", "data", "spec", "sim", "src",
+    "tools/apt",
+]  # fmt: skip
 
 
 def copy_workflow(root: Path, ns3_programs: Path, extra: tuple[str, ...] = ()) -> Path:

@@ -35,18 +35,21 @@ from emusim.backends.mininet.plan import (
 from emusim.backends.mininet.topology import ENV_MARK, PREFIX
 from emusim.backends.mininet.writer import BatchWriter, clock_of
 from emusim.linux.tcp import check_profile
+from emusim.paths import REPO_ROOT
 from emusim.teardown import signals_raise
 
 # --- batch: on the host ---------------------------------------------------------------------
 
 
 def _guest_command(plan_path: Path) -> list[str]:
-    """The executor in the guest, with this batch's own emusim package (the guest sees the
-    host's files at the same paths, but not its environment: without PYTHONPATH it would
-    import whatever tree the environment's editable install names)."""
+    """The executor in the guest, with this batch's own emusim package and checkout (the guest
+    sees the host's files at the same paths, but not its environment: without PYTHONPATH it
+    would import whatever tree the environment's editable install names, and without
+    EMUSIM_ROOT it would look for the dropper module in that tree, built for another kernel
+    than the one this batch boots)."""
     package_root = Path(emusim.__file__).resolve().parents[1]
     return [
-        "env", f"PYTHONPATH={package_root}",
+        "env", f"PYTHONPATH={package_root}", f"EMUSIM_ROOT={REPO_ROOT}",
         sys.executable, "-m", "emusim.backends.mininet", "execute", "--plan", str(plan_path),
     ]  # fmt: skip
 

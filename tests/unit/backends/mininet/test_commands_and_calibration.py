@@ -6,6 +6,8 @@ code under test.
 
 import csv
 import json
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import yaml
 
 from emusim import profiles
 from emusim import scenario as sc
-from emusim.backends.mininet import host
+from emusim.backends.mininet import batch, host
 from emusim.backends.mininet.calibration import (
     THROUGHPUT_TOLERANCE,
     delay_ok,
@@ -684,3 +686,33 @@ def test_selfcheck_window_reads_the_kernels_rmem_max(tmp_path):
     assert selfcheck_window_b(tcp_setup("linux-6.1"), rmem_max) == 46336
     rmem_max.write_text("4194304\n")  # scale 7 for the 2.2 profile too: 31856 is 248.9 units
     assert selfcheck_window_b(tcp_setup("linux-2.2"), rmem_max) == 23168
+
+
+def test_the_guest_looks_for_the_module_in_the_batchs_own_checkout(tmp_path):
+    """The guest inherits no environment: its command must name the checkout (EMUSIM_ROOT) the
+    batch runs in, else the executor looks for dropper.ko in the tree of the editable install,
+    built for another kernel (CI on 5 December: a workflow copy's batch fell back to
+    netfilter). Run here, the guest command's environment gives the batch's module path."""
+    checkout = tmp_path / "checkout"
+    command = subprocess.run(
+        [sys.executable, "-c",
+         "import sys; from pathlib import Path; from emusim.backends.mininet import batch; "
+         "print('\\0'.join(batch._guest_command(Path(sys.argv[1]))))", "plan.json"],
+        env={"PATH": "/usr/bin:/bin", "EMUSIM_ROOT": str(checkout),
+             "PYTHONPATH": str(Path(batch.__file__).resolve().parents[3])},
+        capture_output=True, text=True, check=True,
+    ).stdout.strip().split("\0")  # fmt: skip
+    env_part = command[: command.index(sys.executable)]
+    probe = [
+        sys.executable,
+        "-c",
+        "from emusim.backends.mininet import host; print(host.MODULE_PATH)",
+    ]
+    out = subprocess.run(
+        [*env_part, *probe],
+        env={"PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert out == str(checkout / "kernel-dropper" / "dropper.ko")
