@@ -180,6 +180,9 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
     if missing:
         raise BatchError(f"kernel {caps.kernel_release} ({place}) lacks " + "; ".join(missing))
     impl = resolve_impl(plan["dropper_impl"], caps, place) if needs_dropper(plan) else "none"
+    if impl == "netfilter" and impl_asked == "auto":
+        # auto falls back quietly only where no module was meant: say why a built one is not used
+        log(f"mininet: dropper auto → netfilter; the module is not used: {caps.module_error}")
     variant_facts = load_variant_modules(plan.get("congestion_controls", {}), place)
     topo = Topology(**plan["topology"])
     spec = NetSpec(topo, plan["batch_id"], plan["delay_us"], caps.netem, setup)
