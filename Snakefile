@@ -6,7 +6,9 @@
 #   snakemake all [--config scale=quick]      (make study)
 #
 # The Snakefile only wires; each stage is a file in workflow/rules/, each study's own rules a
-# file in workflow/rules/studies/.
+# file in workflow/rules/studies/. Every rule that costs CPU keeps its jobs' cost in a benchmark
+# file, {PREFIX}logs/timing/RULE/SCENARIO/... (ns3_run's: logs/timing/ns3/...), which
+# `emusim plan` estimates from and `python -m emusim.costs collect` keeps (emusim.costs).
 import os
 import sys
 from pathlib import Path

@@ -333,6 +333,25 @@ def archive_numbers(runs: pd.DataFrame | None) -> Numbers:
     }
 
 
+def audit_numbers(audit: dict | None) -> Numbers:
+    """The run archive's last recorded audit (data/archive/audit.json, emusim.audit): how many
+    kept ns-3 runs it made again, how many came out byte-identical, when, at which revision."""
+    if not audit:
+        return {"AuditSentence": "No audit of the kept runs has been recorded."}
+    made, same = len(audit["runs"]), int(audit["identical"])
+    revision = str(audit["git_revision"])[:REVISION_DIGITS]
+    verdict = "all of them" if same == made else f"{same} of them"
+    return {
+        "AuditRuns": integer(made),
+        "AuditIdentical": integer(same),
+        "AuditSentence": text(
+            f"The last audit ({audit['date_utc'][:10]}, at revision {revision}) made "
+            f"{made} kept ns-3 run{'s' if made != 1 else ''}, chosen at random, again: "
+            f"{verdict} byte-identical to the kept ones."
+        ),
+    }
+
+
 def selfcheck_numbers(checks: pd.DataFrame | None) -> Numbers:
     """The Mininet batches' self-check (results/mininet/selfcheck.csv): how many batches, how
     many failed, the range of their line-rate fraction and fitted delay, where they ran."""

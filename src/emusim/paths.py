@@ -22,3 +22,14 @@ def scale_prefix(scale: str) -> str:
     """Where a scale's results, figures, tables and logs go, relative to the repository: the
     paper scale at the top, every other scale under scales/<scale>/."""
     return "" if scale == PAPER_SCALE else f"scales/{scale}/"
+
+
+def scale_of_prefix(prefix: str) -> str:
+    """The scale that writes under `prefix` (the inverse of `scale_prefix`); ValueError for a
+    prefix no scale has."""
+    if prefix == "":
+        return PAPER_SCALE
+    parts = prefix.split("/")
+    if len(parts) != 3 or parts[0] != "scales" or not parts[1] or parts[2]:
+        raise ValueError(f"prefix {prefix!r}: no scale writes there (accepted: '', scales/NAME/)")
+    return parts[1]

@@ -306,6 +306,11 @@ def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
     result.write_text(json.dumps(made))
     assert archive("add", str(result)).returncode == 0
     kept = workdir / "data/archive/quick" / relative
+    # the audit makes the kept run again, the same bytes less where and when it was made
+    audited = archive("audit", "--sample", "1", "--scale", "quick")
+    assert audited.returncode == 0, audited.stdout + audited.stderr
+    assert f"data/archive/quick/{relative}: identical" in audited.stdout
+    assert "1 of 1 re-made runs identical" in audited.stdout
     # a marker metric, so that a restored result is told from a simulated one
     marked = json.loads(kept.read_text())
     marked["metrics"]["goodput_Bps"] += 1
@@ -327,6 +332,19 @@ def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
         text = (workdir / numbers).read_text()
         assert r"\newcommand{\RunsRestored}{1}" in text
         assert "multiflow-dynamic-i: 1; made at git revision 0000000" in text
+        # a change to the code of a model makes the kept run stale: simulated, the log says why
+        model = workdir / "sim/ns3/model/dropper-queue-disc.cc"
+        original, stat = model.read_text(), model.stat()
+        model.write_text(original + "\nnamespace\n{\nint emusimTestMarker = 1;\n}\n")
+        result.unlink()
+        try:
+            proc = snakemake(workdir, result.relative_to(workdir).as_posix(), "-n")
+        finally:
+            model.write_text(original)
+            os.utime(model, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        jobs = _planned_jobs(proc)
+        assert "ns3_run" in jobs and "ns3_restore" not in jobs, jobs
+        assert "stale: files differ: sim/ns3/model/dropper-queue-disc.cc" in proc.stderr
         # another seed is another command: simulated, and the log says why
         marked["provenance"]["command"] = [
             "--seed=1" if arg.startswith("--seed=") else arg

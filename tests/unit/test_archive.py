@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from emusim import archive, runjson
+from emusim import archive, code_identity, runjson
 
 COMMAND = ["build/ns3/multiflow", "--durationS=300", "--seed=7595477", "--run=1"]
 RELATIVE = "ns3/multiflow-dynamic-i/linux-6.1-wan/variant=fast/run1.json"
@@ -20,7 +20,13 @@ def _run(status="ok", revision="4306763", command=COMMAND):
         "params": {"variant": "fast"},
         "repetition": 1,
         "seed": 7595477,
-        "provenance": {"git_revision": revision, "scale": "paper", "command": command},
+        "provenance": {
+            "git_revision": revision,
+            "scale": "paper",
+            "command": command,
+            # made by this checkout's code (emusim.code_identity)
+            "code_identity": code_identity.current("ns3")["digest"],
+        },
     }
     output = {
         "status": status,
@@ -76,7 +82,10 @@ def test_add_keeps_a_run_the_cap_ended(tmp_path):
     made = _write(tmp_path / "results" / RELATIVE, _run(status="timeout"))
     kept = archive.add(made, tmp_path / "archive", repo=tmp_path)
     assert json.loads(kept.read_text())["status"] == "timeout"
-    assert archive.matches(kept, COMMAND) == (True, f"{kept}: archived at 4306763")
+    assert archive.matches(kept, COMMAND, tmp_path / "archive") == (
+        True,
+        f"{kept}: archived at 4306763",
+    )
 
 
 def test_add_does_not_replace_a_run_made_by_another_command(tmp_path):
@@ -90,10 +99,14 @@ def test_add_does_not_replace_a_run_made_by_another_command(tmp_path):
 
 def test_only_the_command_that_made_it_matches(tmp_path):
     kept = _write(tmp_path / "kept.json", _run())
-    assert archive.matches(kept, list(COMMAND)) == (True, f"{kept}: archived at 4306763")
-    ok, why = archive.matches(kept, [*COMMAND[:-1], "--run=2"])
+    code_identity.write_manifest(tmp_path, code_identity.current("ns3"))
+    assert archive.matches(kept, list(COMMAND), tmp_path) == (
+        True,
+        f"{kept}: archived at 4306763",
+    )
+    ok, why = archive.matches(kept, [*COMMAND[:-1], "--run=2"], tmp_path)
     assert not ok and "provenance.command differs" in why
-    assert archive.matches(tmp_path / "absent.json", COMMAND)[0] is False
+    assert archive.matches(tmp_path / "absent.json", COMMAND, tmp_path)[0] is False
 
 
 def test_restore_names_the_archive_file(tmp_path):
@@ -111,7 +124,7 @@ def test_a_broken_archive_file_is_named(tmp_path):
     bad = tmp_path / "kept.json"
     bad.write_text('{"status": "ok"}')
     with pytest.raises(archive.ArchiveError, match=str(bad)):
-        archive.matches(bad, COMMAND)
+        archive.matches(bad, COMMAND, tmp_path)
 
 
 def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
@@ -149,3 +162,34 @@ def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
     none = pn.archive_numbers(runs.drop(columns=ARCHIVE_COLUMN))
     assert none == {"RunsMade": "5", "RunsRestored": "none", "RunsRestoredFrom": ""}
     assert pn.archive_numbers(None)["RunsMade"] == "0"
+
+
+def test_add_refuses_a_run_made_by_other_code(tmp_path):
+    """A run is kept only with the code that made it: one whose code identity is not this
+    checkout's (emusim.code_identity) is refused, naming both."""
+    run = _run()
+    run["provenance"]["code_identity"] = "0123456789abcdef"
+    made = _write(tmp_path / "results" / RELATIVE, run)
+    now = code_identity.current("ns3")["digest"]
+    with pytest.raises(archive.ArchiveError, match=f"'0123456789abcdef'.*'{now}'"):
+        archive.add(made, tmp_path / "archive", repo=tmp_path)
+    del run["provenance"]["code_identity"]
+    _write(made, run)
+    with pytest.raises(archive.ArchiveError, match="code_identity is missing"):
+        archive.add(made, tmp_path / "archive", repo=tmp_path)
+
+
+def test_a_run_kept_by_other_code_is_stale_and_says_what_changed(tmp_path):
+    """The manifest the kept run names lacks a definition the code has now, or has one the
+    code no longer has: the run is not restored, and the reason names the file."""
+    kept = _write(tmp_path / "kept.json", _run())
+    now = code_identity.current("ns3")
+    then = {**now, "sources": sorted([*now["sources"][1:], "ffffffffffffffff"])}
+    then["digest"] = "fedcba9876543210"
+    then["names"] = {**now["names"], "sources": {"ffffffffffffffff": "sim/ns3/model/gone.cc"}}
+    code_identity.write_manifest(tmp_path, then)
+    run = _run()
+    run["provenance"]["code_identity"] = then["digest"]
+    _write(kept, run)
+    ok, why = archive.matches(kept, COMMAND, tmp_path)
+    assert not ok and "stale" in why and "sim/ns3/model/gone.cc" in why

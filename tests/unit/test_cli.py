@@ -15,7 +15,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p.stem for p in (REPO / "scenarios").glob("*.yaml"))
-VERBS = ("list", "validate", "points", "run", "show", "paper")
+VERBS = ("list", "validate", "points", "run", "show", "paper", "plan", "archive")
 
 
 def _env() -> dict[str, str]:

@@ -8,6 +8,8 @@ rule stats:
         f"{RESULTS}/stats/{{scenario}}.csv",
     log:
         f"{PREFIX}logs/stats/{{scenario}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/stats/{{scenario}}.tsv"
     conda:
         "../envs/emusim.yaml"
     params:
@@ -29,6 +31,8 @@ rule compare:
         f"{RESULTS}/compare/{{scenario}}.csv",
     log:
         f"{PREFIX}logs/compare/{{scenario}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/compare/{{scenario}}.tsv"
     conda:
         "../envs/emusim.yaml"
     params:
@@ -44,6 +48,8 @@ rule summary:
         f"{RESULTS}/compare/summary.csv",
     log:
         f"{PREFIX}logs/compare/summary.log",
+    benchmark:
+        f"{PREFIX}logs/timing/summary.tsv"
     conda:
         "../envs/emusim.yaml"
     script:
@@ -64,6 +70,8 @@ rule compare_backends:
         f"{RESULTS}/compare/{{scenario}}-ns3-vs-mininet.csv",
     log:
         f"{PREFIX}logs/compare/{{scenario}}-ns3-vs-mininet.log",
+    benchmark:
+        f"{PREFIX}logs/timing/compare_backends/{{scenario}}.tsv"
     conda:
         "../envs/emusim.yaml"
     params:

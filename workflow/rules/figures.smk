@@ -21,6 +21,8 @@ rule figure:
         ),
     log:
         f"{PREFIX}logs/figures/{{stem}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/figure/{{stem}}.tsv"
     wildcard_constraints:
         stem="|".join(FIGURE_SPECS) or "no-figure",
     conda:
@@ -42,6 +44,8 @@ rule scenario_table:
         multiext(f"{TABLES}/{{scenario}}", ".csv", ".tex", ".html"),
     log:
         f"{PREFIX}logs/tables/{{scenario}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/scenario_table/{{scenario}}.tsv"
     conda:
         "../envs/emusim.yaml"
     params:
@@ -57,6 +61,8 @@ rule summary_table:
         multiext(f"{TABLES}/summary", ".csv", ".tex", ".html"),
     log:
         f"{PREFIX}logs/tables/summary.log",
+    benchmark:
+        f"{PREFIX}logs/timing/summary_table.tsv"
     conda:
         "../envs/emusim.yaml"
     script:
@@ -70,6 +76,8 @@ rule profile_table:
         multiext(f"{TABLES}/tcp_profiles", ".csv", ".tex", ".html"),
     log:
         f"{PREFIX}logs/tables/tcp_profiles.log",
+    benchmark:
+        f"{PREFIX}logs/timing/profile_table.tsv"
     conda:
         "../envs/emusim.yaml"
     script:
@@ -83,6 +91,8 @@ rule delay_table:
         multiext(f"{TABLES}/delay_fit", ".csv", ".tex", ".html"),
     log:
         f"{PREFIX}logs/tables/delay_fit.log",
+    benchmark:
+        f"{PREFIX}logs/timing/delay_table.tsv"
     conda:
         "../envs/emusim.yaml"
     script:

@@ -13,6 +13,8 @@ rule dropper_module:
         DROPPER_MODULE,
     log:
         f"{PREFIX}logs/kernel-dropper/build.log",
+    benchmark:
+        f"{PREFIX}logs/timing/dropper_module.tsv"
     conda:
         "../envs/emusim.yaml"
     # Built against Debian's linux-headers-amd64 (tools/setup vm), for the kernel the VM boots.
@@ -32,6 +34,8 @@ rule blast_tools:
         BLAST_TOOLS,
     log:
         f"{PREFIX}logs/emu/blast.log",
+    benchmark:
+        f"{PREFIX}logs/timing/blast_tools.tsv"
     conda:
         "../envs/emusim.yaml"
     shell:
@@ -45,6 +49,8 @@ rule mininet_shard:
         f"{RESULTS}/mininet/{{scenario}}/{{profile}}/shards/{{shard}}-of-{{shards}}.json",
     log:
         f"{PREFIX}logs/mininet/{{scenario}}/{{profile}}/shard-{{shard}}-of-{{shards}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/mininet_shard/{{scenario}}/{{profile}}/{{shard}}-of-{{shards}}.tsv"
     wildcard_constraints:
         shard=r"\d+",
         shards=r"\d+",
@@ -75,6 +81,8 @@ rule mininet_batch:
         f"{RESULTS}/mininet/{{scenario}}/{{profile}}/batch.json",
     log:
         f"{PREFIX}logs/mininet/{{scenario}}/{{profile}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/mininet_batch/{{scenario}}/{{profile}}.tsv"
     conda:
         "../envs/emusim.yaml"
     shell:
@@ -88,6 +96,8 @@ rule mininet_collect:
         f"{RESULTS}/mininet/{{scenario}}.csv",
     log:
         f"{PREFIX}logs/mininet/{{scenario}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/mininet_collect/{{scenario}}.tsv"
     conda:
         "../envs/emusim.yaml"
     params:
@@ -111,6 +121,8 @@ rule mininet_selfcheck:
         ),
     log:
         f"{PREFIX}logs/mininet/selfcheck.log",
+    benchmark:
+        f"{PREFIX}logs/timing/mininet_selfcheck.tsv"
     conda:
         "../envs/emusim.yaml"
     script:
@@ -141,16 +153,19 @@ def _mininet_trace_args(name, input):
 
 
 for _name, _profile in mininet_trace_batches():
+    _rule = f"mininet_trace_{_name}_{_profile}".replace("-", "_").replace(".", "_")
 
     rule:
         name:
-            f"mininet_trace_{_name}_{_profile}".replace("-", "_").replace(".", "_")
+            _rule
         input:
             unpack(lambda wc, name=_name: _mininet_trace_inputs(name)),
         output:
             mininet_trace_files(_name, _profile),
         log:
             f"{PREFIX}logs/traces/mininet/{_name}/{_profile}.log",
+        benchmark:
+            f"{PREFIX}logs/timing/{_rule}.tsv"
         conda:
             "../envs/emusim.yaml"
         params:
@@ -173,6 +188,8 @@ rule mininet_trace_summary:
         f"{RESULTS}/traces/mininet/summary.csv",
     log:
         f"{PREFIX}logs/traces/mininet/summary.log",
+    benchmark:
+        f"{PREFIX}logs/timing/mininet_trace_summary.tsv"
     conda:
         "../envs/emusim.yaml"
     params:

@@ -13,6 +13,8 @@ rule ns3_build:
         NS3_PROGRAMS,
     log:
         "logs/ns3_build.log",
+    benchmark:
+        f"{PREFIX}logs/timing/ns3_build.tsv"
     conda:
         "../envs/emusim.yaml"
     shell:
@@ -68,6 +70,8 @@ rule ns3_collect:
         f"{RESULTS}/ns3/{{scenario}}.csv",
     log:
         f"{PREFIX}logs/ns3/{{scenario}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/ns3_collect/{{scenario}}.tsv"
     conda:
         "../envs/emusim.yaml"
     params:
@@ -89,6 +93,8 @@ rule ns3_trace:
         run=f"{RESULTS}/traces/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.json",
     log:
         f"{PREFIX}logs/traces/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.log",
+    benchmark:
+        f"{PREFIX}logs/timing/ns3_trace/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.tsv"
     conda:
         "../envs/emusim.yaml"
     params:
@@ -106,6 +112,8 @@ rule trace_summary:
         f"{RESULTS}/traces/summary.csv",
     log:
         f"{PREFIX}logs/traces/summary.log",
+    benchmark:
+        f"{PREFIX}logs/timing/trace_summary.tsv"
     conda:
         "../envs/emusim.yaml"
     script:

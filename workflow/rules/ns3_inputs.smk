@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from emusim import archive as run_archive
+from emusim import code_identity
 from emusim import workloads
 from emusim import profiles as tcp_profiles
 from emusim.backends.ns3 import build as ns3build
@@ -78,8 +79,9 @@ def _measured_delay_us():
 
 def _ns3_archived(wildcards):
     """The archived run that rule ns3_restore writes for this run, when the archive holds one
-    made by the command ns3_run would run now (docs/archive.md); otherwise a path that does
-    not exist, so that ns3_run simulates it. A run whose command needs the measured delay is
+    made by the command ns3_run would run now and by this checkout's code (docs/archive.md);
+    otherwise a path that does not exist, so that ns3_run simulates it (a stale one: the log
+    says why). A run whose command needs the measured delay is
     simulated while that delay is not yet measured."""
     w = wildcards
     relative = run_path("", "ns3", w.scenario, w.profile, w.point, int(w.rep))
@@ -90,7 +92,7 @@ def _ns3_archived(wildcards):
     delay_known = all(os.path.exists(p) for p in _ns3_delay_input(wildcards))
     if not (archived.exists() and delay_known):
         return missing
-    ok, why = run_archive.matches(archived, _ns3_run(wildcards)["cmd"])
+    ok, why = run_archive.matches(archived, _ns3_run(wildcards)["cmd"], ARCHIVE)
     if not ok:
         print(f"archive not used: {why}", file=sys.stderr)
     return str(archived) if ok else missing
@@ -120,6 +122,8 @@ def _ns3_run(wildcards):
             "one_way_delay_us": delay_us,
             "command": cmd,
             "dropper_impl": "ns3::DropperQueueDisc",
+            # the code that makes the run (emusim.code_identity), for the archive
+            "code_identity": code_identity.current("ns3")["digest"],
         },
     }
     return {"cmd": cmd, "meta": json.dumps(meta, sort_keys=True)}

@@ -15,6 +15,8 @@ rule paper_numbers:
         studies=f"{PAPER_GENERATED}/studies.tex",
     log:
         f"{PREFIX}logs/paper/numbers.log",
+    benchmark:
+        f"{PREFIX}logs/timing/paper_numbers.tsv"
     conda:
         "../envs/emusim.yaml"
     params:
@@ -61,6 +63,8 @@ rule paper_tables:
         profiles=f"{PAPER_GENERATED}/tcp_profiles_compared.tex",
     log:
         f"{PREFIX}logs/paper/tables.log",
+    benchmark:
+        f"{PREFIX}logs/timing/paper_tables.tsv"
     conda:
         "../envs/emusim.yaml"
     script:
@@ -79,6 +83,8 @@ rule paper:
         report(PAPER_PDF, caption="../report/paper.rst", category="Paper"),
     log:
         f"{PREFIX}logs/paper/latexmk.log",
+    benchmark:
+        f"{PREFIX}logs/timing/paper.tsv"
     conda:
         "../envs/emusim.yaml"
     params:

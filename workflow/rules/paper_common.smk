@@ -40,6 +40,9 @@ def paper_number_inputs(wildcards):
         for t in backend_tables_of(n)
         if Path(t).parent.name in pn.ARCHIVED_BACKENDS
     ]
+    # the run archive's last audit, where one was recorded (emusim.audit)
+    if ARCHIVE is not None and Path(ARCHIVE, "audit.json").exists():
+        inputs["audit"] = str(Path(ARCHIVE, "audit.json"))
     if trace_paths():
         inputs["traces"] = f"{RESULTS}/traces/summary.csv"
     if mininet_scenarios():

@@ -12,6 +12,8 @@ if HARDWARE_SOURCE == "reference":
             f"{RESULTS}/hardware/{{scenario}}.csv",
         log:
             f"{PREFIX}logs/hardware/{{scenario}}.log",
+        benchmark:
+            f"{PREFIX}logs/timing/hardware_reference/{{scenario}}.tsv"
         conda:
             "../envs/emusim.yaml"
         params:
@@ -27,6 +29,8 @@ rule delay_fit:
         f"{RESULTS}/delay/one_way_delay.json",
     log:
         f"{PREFIX}logs/delay_fit.log",
+    benchmark:
+        f"{PREFIX}logs/timing/delay_fit.tsv"
     conda:
         "../envs/emusim.yaml"
     params:

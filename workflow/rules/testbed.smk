@@ -13,6 +13,8 @@ if HARDWARE_SOURCE == "testbed":
             f"{TESTBED_DIR}/preflight.json",
         log:
             f"{PREFIX}logs/hardware/testbed/preflight.log",
+        benchmark:
+            f"{PREFIX}logs/timing/testbed_preflight.tsv"
         conda:
             "../envs/emusim.yaml"
         params:
@@ -28,6 +30,8 @@ if HARDWARE_SOURCE == "testbed":
             [f"{TESTBED_DIR}/{name}.csv" for name in TESTBED_TABLES],
         log:
             f"{PREFIX}logs/hardware/testbed/tables.log",
+        benchmark:
+            f"{PREFIX}logs/timing/testbed_tables.tsv"
         conda:
             "../envs/emusim.yaml"
         params:
@@ -45,6 +49,8 @@ if HARDWARE_SOURCE == "testbed":
             f"{RESULTS}/hardware/{{scenario}}/{HARDWARE_PROFILE}/batch.json",
         log:
             f"{PREFIX}logs/hardware/{{scenario}}/batch.log",
+        benchmark:
+            f"{PREFIX}logs/timing/testbed_batch/{{scenario}}.tsv"
         conda:
             "../envs/emusim.yaml"
         # The testbed measures in real time: two batches at once would disturb each other.
@@ -66,6 +72,8 @@ if HARDWARE_SOURCE == "testbed":
             f"{RESULTS}/hardware/{{scenario}}.csv",
         log:
             f"{PREFIX}logs/hardware/{{scenario}}.log",
+        benchmark:
+            f"{PREFIX}logs/timing/testbed_collect/{{scenario}}.tsv"
         conda:
             "../envs/emusim.yaml"
         params:

@@ -74,6 +74,7 @@ numbers = pn.merge(
     pn.selfcheck_numbers(table("selfcheck")),
     pn.emulation_design_numbers(params.emulation_design, params.repeat_deterministic),
     pn.archive_numbers(runs("run_tables")),
+    pn.audit_numbers(read_json("audit")),
     {"Scale": pn.text(params.scale), "BackendsRun": pn.text(", ".join(params.backends))},
     pn.variant_registry_numbers(variants.registry(Path(inp.variants))),
     # each study's own (emusim.studies: its numbers.paper_numbers), in the paper's order

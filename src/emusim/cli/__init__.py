@@ -6,17 +6,20 @@
     emusim run SCENARIO [--backend ns3|mininet|testbed] [--point ID] [-n]
     emusim show RUN_JSON
     emusim paper
+    emusim plan [TARGET...]
+    emusim archive list|status|audit|add|certify|restore ...
 
 Every verb is a thin layer over what exists: the listings and checks call the package
 (emusim.scenario, emusim.profiles, emusim.variants), and `run` and `paper` run Snakemake on the
 workflow's own targets in the repository root, printing the command first: whatever it runs
-can be run with `snakemake` alone (docs/cli.md).
+can be run with `snakemake` alone (docs/cli.md); `plan` runs Snakemake's dry run and prints
+what its jobs are expected to cost (emusim.costs).
 
 Exit status: 0 on success, 1 on a failure (an invalid scenario, a failed Snakemake run, a file
 that is not a run JSON), 2 on a usage error (an unknown verb, scenario, point or option).
 
 This module holds the parser and `main`; each verb is a module of its own (listing: list;
-check: validate, points; run: run, paper; show: show), and what they share is `common`.
+check: validate, points; run: run, paper; show: show; plan: plan), and what they share is `common`.
 `python -m emusim.cli` runs `main` (__main__.py).
 """
 
@@ -36,6 +39,7 @@ from emusim.cli.common import (
     UsageError,
 )
 from emusim.cli.listing import cmd_list
+from emusim.cli.plan import cmd_plan
 from emusim.cli.run import cmd_paper, cmd_run
 from emusim.cli.show import cmd_show
 
@@ -115,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
             "emusim run random-drop --scale quick    # every ns-3 run of it, collected",
             "emusim show scales/quick/results/ns3/random-drop/linux-2.2/drop_rate=0.02/run1.json",
             "emusim paper --scale quick              # the paper, from its results",
+            "emusim plan --scale quick               # what all would run, and its CPU-hours",
         )
         + "\n\ndocs/cli.md has more.",
     )
@@ -252,7 +257,86 @@ def build_parser() -> argparse.ArgumentParser:
     _add_scale(p)
     _add_snakemake(p)
     p.set_defaults(func=cmd_paper)
+
+    p = verbs.add_parser(
+        "plan",
+        help="what Snakemake would run, and its expected CPU-hours per rule",
+        description="Run Snakemake's dry run on the targets (default: all) and print, per rule, "
+        "the jobs it would run, how many have a measured cost (data/costs/SCALE.csv, the "
+        "scale's benchmark files logs/timing, the run archive's kept runs), how many an "
+        "estimate from like jobs, how many none, and the expected CPU-hours and wall hours "
+        "on --cores. Jobs of unknown cost are counted apart, never guessed. A kept run that "
+        "is restored (ns3_restore) costs nothing. While the study runs, finished jobs drop "
+        "out: run it in another terminal to see what remains. The command is printed first; "
+        "arguments after `--` go to snakemake.",
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim plan --scale quick                     # snakemake all at quick scale",
+            "emusim plan                                   # the paper scale",
+            "emusim plan results/stats/random-drop.csv --cores 8",
+            "emusim plan --scale quick --save plan.json    # for snakemake --logger emusim",
+        ),
+    )
+    p.add_argument("targets", nargs="*", metavar="TARGET", help="snakemake targets (default: all)")
+    _add_scale(p)
+    p.add_argument(
+        "--cores",
+        "-c",
+        default="all",
+        metavar="N",
+        help="the cores the wall hours are for, also given to snakemake (default: all, "
+        "this machine's)",
+    )
+    p.add_argument(
+        "-C",
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one more snakemake --config item (repeatable; config/README.md), after emusim's own",
+    )
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help="also write the jobs with their estimates to FILE, for the workflow's progress "
+        "line (snakemake --logger emusim --logger-emusim-plan FILE)",
+    )
+    p.set_defaults(func=cmd_plan)
+
+    p = verbs.add_parser(
+        "archive",
+        help="the run archive: kept runs, whether this checkout's code made them, an audit",
+        description="The run archive of long runs kept in the repository (data/archive, "
+        "docs/archive.md): `python -m emusim.archive` with the same verbs. list: every kept run "
+        "with its revision and cost; status: which kept runs this checkout's code made (fresh, "
+        "restored) and which not (stale, made again), with why; audit: make N kept ns-3 runs "
+        "again and compare them byte for byte; add: keep finished runs; certify: give kept "
+        "runs without one the code identity of their revision.",
+        formatter_class=_Formatter,
+        epilog=_examples(
+            "emusim archive status",
+            "emusim archive list",
+            "emusim archive audit --sample 3 --seed 1",
+            "emusim archive add results/ns3/multiflow-buffer/linux-6.1-wan/variant=bbr/run1.json",
+        ),
+    )
+    p.add_argument(
+        "archive_args",
+        nargs=argparse.REMAINDER,
+        metavar="VERB [ARG...]",
+        help="list | status | audit | add | certify | restore, and their arguments",
+    )
+    p.set_defaults(func=cmd_archive)
     return parser
+
+
+def cmd_archive(args: argparse.Namespace, extra: list[str]) -> int:
+    """`emusim archive VERB ...`: emusim.archive's own command line."""
+    from emusim import archive
+
+    if not args.archive_args:
+        raise UsageError("name what to do: list, status, audit, add, certify or restore")
+    return archive.main(args.archive_args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -266,9 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.verb is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    if extra and args.verb not in ("run", "paper"):
+    if extra and args.verb not in ("run", "paper", "plan"):
         parser.error(
-            f"arguments after `--` are for snakemake: emusim run or paper, not {args.verb}"
+            f"arguments after `--` are for snakemake: emusim run, paper or plan, not {args.verb}"
         )
     try:
         return args.func(args, extra)

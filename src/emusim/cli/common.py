@@ -172,26 +172,40 @@ def _snakemake() -> Path:
     return exe
 
 
-def _run_snakemake(
-    targets: list[str], config: list[str], args: argparse.Namespace, extra: list[str]
-) -> int:
-    """Run snakemake on `targets` in the repository root, printing the command first."""
+def _snakemake_call(
+    targets: list[str],
+    config: list[str],
+    args: argparse.Namespace,
+    extra: list[str],
+    options: tuple[str, ...] = (),
+) -> tuple[list[str], dict[str, str]]:
+    """The snakemake command on `targets` (with `options`, then `extra`, then the --config
+    items) and its environment, printed first as it will run in the repository root."""
     root = paths.REPO_ROOT
     if not (root / "Snakefile").exists():
         raise Failure(f"{root}: no Snakefile (EMUSIM_ROOT names the checkout to run in)")
     cmd = [str(_snakemake()), *targets, "--cores", str(args.cores)]
-    if args.dry_run:
+    if getattr(args, "dry_run", False):
         cmd.append("-n")
     # extra arguments before --config: its values run to the next option
-    cmd += [*extra, "--config", *config, *args.config]
-    # the workflow and its jobs import the same emusim as this command
+    cmd += [*options, *extra, "--config", *config, *args.config]
+    # the workflow and its jobs import the same emusim as this command (and Snakemake finds
+    # its logger plugin, snakemake_logger_plugin_emusim, beside it)
     src = str(Path(emusim.__file__).resolve().parents[1])
     env = dict(os.environ)
     given = [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([src, *given]))
     shown = f"PYTHONPATH={shlex.quote(env['PYTHONPATH'])} {shlex.join(cmd)}"
     print(f"+ cd {shlex.quote(str(root))} && {shown}", flush=True)
-    proc = subprocess.Popen(cmd, cwd=root, env=env)
+    return cmd, env
+
+
+def _run_snakemake(
+    targets: list[str], config: list[str], args: argparse.Namespace, extra: list[str]
+) -> int:
+    """Run snakemake on `targets` in the repository root, printing the command first."""
+    cmd, env = _snakemake_call(targets, config, args, extra)
+    proc = subprocess.Popen(cmd, cwd=paths.REPO_ROOT, env=env)
     try:
         code = proc.wait()
     except KeyboardInterrupt:  # snakemake got the same SIGINT: let it finish its cleanup

@@ -116,6 +116,8 @@ rule variant_table:
         multiext(f"{api.TABLES}/{{scenario}}-variants", ".csv", ".tex", ".html"),
     log:
         f"{api.PREFIX}logs/tables/{{scenario}}-variants.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/lossy_link_variant_table/{{scenario}}.tsv"
     conda:
         "../../envs/emusim.yaml"
     params:

@@ -101,6 +101,8 @@ rule phases:
         table=multiext(f"{api.TABLES}/{{scenario}}-phases", ".csv", ".tex", ".html"),
     log:
         f"{api.PREFIX}logs/multiflow/{{scenario}}.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/multiflow_phases/{{scenario}}.tsv"
     wildcard_constraints:
         scenario="|".join(multiflow_scenarios()) or "no-multiflow-scenario",
     conda:

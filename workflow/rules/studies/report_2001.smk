@@ -233,6 +233,8 @@ rule analytic_curves:
         f"{api.RESULTS}/analytic/{{scenario}}.csv",
     log:
         f"{api.PREFIX}logs/analytic/{{scenario}}.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/report_2001_analytic_curves/{{scenario}}.tsv"
     conda:
         "../../envs/emusim.yaml"
     params:
@@ -250,6 +252,8 @@ rule ablation:
         f"{api.RESULTS}/ablation/{{scenario}}.csv",
     log:
         f"{api.PREFIX}logs/ablation/{{scenario}}.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/report_2001_ablation/{{scenario}}.tsv"
     conda:
         "../../envs/emusim.yaml"
     params:
@@ -270,6 +274,8 @@ rule ablation_summary:
         html=f"{api.TABLES}/ablation.html",
     log:
         f"{api.PREFIX}logs/ablation/summary.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/report_2001_ablation_summary.tsv"
     conda:
         "../../envs/emusim.yaml"
     script:
@@ -286,6 +292,8 @@ rule decomposition:
         html=f"{api.TABLES}/decomposition.html",
     log:
         f"{api.PREFIX}logs/decomposition.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/report_2001_decomposition.tsv"
     conda:
         "../../envs/emusim.yaml"
     params:

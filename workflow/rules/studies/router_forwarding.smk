@@ -152,6 +152,8 @@ rule fit:
         sizes=f"{api.RESULTS}/forwarding/{{scenario}}/model-fit-sizes.csv",
     log:
         f"{api.PREFIX}logs/forwarding/{{scenario}}/fit.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/router_forwarding_fit/{{scenario}}.tsv"
     conda:
         "../../envs/emusim.yaml"
     params:
@@ -170,6 +172,8 @@ rule model_run:
         f"{api.RESULTS}/{FORWARDING_MODEL}/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.json",
     log:
         f"{api.PREFIX}logs/{FORWARDING_MODEL}/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/router_forwarding_model_run/{{scenario}}/{{profile}}/{{point}}/run{{rep}}.tsv"
     conda:
         "../../envs/emusim.yaml"
     params:
@@ -190,6 +194,8 @@ rule model_collect:
         f"{api.RESULTS}/{FORWARDING_MODEL}/{{scenario}}.csv",
     log:
         f"{api.PREFIX}logs/{FORWARDING_MODEL}/{{scenario}}.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/router_forwarding_model_collect/{{scenario}}.tsv"
     conda:
         "../../envs/emusim.yaml"
     params:
@@ -210,6 +216,8 @@ rule compare_model:
         f"{api.RESULTS}/compare/{{scenario}}-{FORWARDING_MODEL}-vs-mininet.csv",
     log:
         f"{api.PREFIX}logs/compare/{{scenario}}-{FORWARDING_MODEL}-vs-mininet.log",
+    benchmark:
+        f"{api.PREFIX}logs/timing/router_forwarding_compare_model/{{scenario}}.tsv"
     conda:
         "../../envs/emusim.yaml"
     params:

@@ -167,16 +167,22 @@ def run_batch(
         f"place {where} ({reason})"
     )
     vm_elapsed = None
-    with realtime_lock(where == "host" or shift is None):
-        if where == "host":
-            writer = BatchWriter(plan, results_dir, "host", False, reason)
-            execute(plan, writer.record, "host")
-        else:
-            writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
-            clock = writer.clock["clock"]
-            shift = f" (icount shift {plan['icount_shift']})" if clock == "guest-icount" else ""
-            log(f"mininet: the VM's clock: {clock}{shift}")
-            vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
+    made_by = _code_identity()
+    writer = None
+    try:
+        with realtime_lock(where == "host" or shift is None):
+            if where == "host":
+                writer = BatchWriter(plan, results_dir, "host", False, reason)
+                execute(plan, writer.record, "host")
+            else:
+                writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
+                clock = writer.clock["clock"]
+                shift = f" (icount shift {plan['icount_shift']})" if clock == "guest-icount" else ""
+                log(f"mininet: the VM's clock: {clock}{shift}")
+                vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
+    finally:
+        if writer is not None:
+            _stamp_code_identity(writer.written, made_by)
     if not writer.finished:
         raise BatchError("the batch ended before its last run (see the messages above)")
     session = writer.write_session(vm_elapsed)
@@ -184,6 +190,32 @@ def run_batch(
     _write_batch(batch_path, out)
     log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
     return out
+
+
+def _code_identity() -> str:
+    """The digest of the code this batch makes its runs with (emusim.code_identity)."""
+    from emusim import code_identity
+
+    return code_identity.current(BACKEND)["digest"]
+
+
+def _stamp_code_identity(paths: list[str], digest: str) -> None:
+    """Record in each run this batch wrote the code that made it (`provenance.code_identity`),
+    which the archive keeps it with (docs/archive.md). Done here, beside the run's making, so
+    that the code that makes a run does not digest itself."""
+    from emusim.runjson import write_atomically
+
+    for path in paths:
+        run = json.loads(Path(path).read_text())
+        run["provenance"]["code_identity"] = digest
+        write_atomically(Path(path), json.dumps(run, indent=1, sort_keys=True) + "\n")
+
+
+def _restorable(prov: dict, archive_dir: Path) -> tuple[bool, str]:
+    """Whether a kept run's code is this checkout's (emusim.archive.code_state)."""
+    from emusim import archive
+
+    return archive.code_state({"backend": BACKEND, "provenance": prov}, archive_dir)
 
 
 def archived_runs(plan: dict, archive_dir: Path, results_dir: Path, clock: dict) -> set[str]:
@@ -195,6 +227,7 @@ def archived_runs(plan: dict, archive_dir: Path, results_dir: Path, clock: dict)
         for entry in plan["runs"] + plan["skipped"]
         if (found := _archived_copy(plan, entry, archive_dir, results_dir)) is not None
         and found[1].get("run_key") == run_key(plan, entry, clock, kernel)
+        and _restorable(found[1], archive_dir)[0]
     }
 
 
@@ -235,6 +268,11 @@ def restore_archived(plan: dict, archive_dir: Path, results_dir: Path, clock: di
         kept, prov = found
         if prov.get("run_key") != run_key(plan, entry, clock, kernel):
             log(f"mininet: {kept} not used: its run_key differs from this run's")
+            keep.append(entry)
+            continue
+        fresh, why = _restorable(prov, archive_dir)
+        if not fresh:
+            log(f"mininet: {kept} not used: stale: {why}")
             keep.append(entry)
             continue
         session = f"sessions/{prov['batch_id']}.json"

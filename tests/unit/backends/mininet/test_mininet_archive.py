@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from emusim import archive, vm
+from emusim import archive, code_identity, vm
 from emusim import scenario as sc
 from emusim.backends.mininet import batch as batch_mod
 from emusim.backends.mininet.plan import make_plan, run_key
@@ -44,6 +44,8 @@ def _kept_run(plan: dict, entry: dict, key: str) -> dict:
     run["provenance"].update(
         scale=plan["scale"], batch_id="b-archived", run_key=key, kernel_release=KERNEL, **CLOCK
     )
+    # made by this checkout's code (emusim.code_identity), whose manifest the archive keeps
+    run["provenance"]["code_identity"] = code_identity.current("mininet")["digest"]
     return run
 
 
@@ -52,6 +54,7 @@ def _archive(archive_dir: Path, results: Path, plan: dict, entry: dict, key: str
     kept = archive.archive_path(archive_dir, plan["scale"], relative)
     kept.parent.mkdir(parents=True)
     kept.write_text(json.dumps(_kept_run(plan, entry, key)))
+    code_identity.write_manifest(archive_dir, code_identity.current("mininet"))
     session = kept.parents[1] / "sessions" / "b-archived.json"
     session.parent.mkdir(parents=True, exist_ok=True)
     session.write_text(json.dumps({"batch_id": "b-archived", "started_utc": "2026-11-27T10:00Z"}))
@@ -136,6 +139,12 @@ def test_add_keeps_an_emulated_run_with_its_session_record(tmp_path):
     run_file.write_text(json.dumps(run))
     with pytest.raises(archive.ArchiveError, match="no 'run_key'"):
         archive.add(run_file, tmp_path / "archive2", repo=tmp_path)
+    # a traced run is not kept: the tracer is not in the code identity
+    run["provenance"]["run_key"] = "0123456789abcdef"
+    run["provenance"].setdefault("mininet", {})["trace"] = {"events": 1}
+    run_file.write_text(json.dumps(run))
+    with pytest.raises(archive.ArchiveError, match=r"mininet\.trace: a traced"):
+        archive.add(run_file, tmp_path / "archive3", repo=tmp_path)
 
 
 def test_a_batch_of_some_cells_only_names_a_selection_that_keeps_none(tmp_path):
