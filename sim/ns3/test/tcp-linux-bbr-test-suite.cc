@@ -1,0 +1,261 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * TestSuite emusim-tcp-linux-bbr: what a congestion control with cong_control (Linux 6.1's
+ * tcp_bbr.c) needs of the socket, against values worked out by hand from Debian's
+ * linux-source-6.1 (6.1.192): the delivery-rate sampler (net/ipv4/tcp_rate.c), the pacing
+ * clock (tcp_wstamp_ns, net/ipv4/tcp_output.c).
+ */
+
+#include "../model/tcp-linux-rate.h"
+
+#include "ns3/test.h"
+
+#include <cstdint>
+#include <limits>
+
+using namespace ns3;
+
+namespace
+{
+
+/// bytes per segment
+constexpr uint32_t MSS = 1448;
+
+/// Sequence numbers of segment n (1-based): its end
+constexpr uint32_t
+End(uint32_t n)
+{
+    return 1 + n * MSS;
+}
+
+/**
+ * Four segments of the first flight, a fifth sent after the first ACK, and four ACKs: a
+ * cumulative one, a stretch ACK of two, a SACK of the fifth, and the cumulative ACK over the
+ * SACKed one (tcp_rate_skb_sent, tcp_rate_skb_delivered, tcp_rate_gen, tcp_rate.c:40-191).
+ * min_rtt is 20 ms. Times in µs.
+ */
+class RateSampleTestCase : public TestCase
+{
+  public:
+    RateSampleTestCase()
+        : TestCase("rate sample: delivered, interval and app-limited over four ACKs")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TcpLinuxRateSampler rate;
+        const uint32_t minRttUs = 20000;
+        uint32_t delivered = 1; // the SYN
+        // app_limited starts at ~0U (tcp_init_sock): the first flight is application-limited
+        NS_TEST_EXPECT_MSG_EQ(rate.GetAppLimited(), ~0U, "tcp_init_sock");
+        TcpLinuxTxRate tx[6];
+        // 1-4 at 1000, 1100, 1200, 1300 with 0, 1, 2, 3 out: the first restarts the send phase
+        // and the delivery clock at 1000 (:58-63); each keeps first_tx 1000, delivered_mstamp
+        // 1000, delivered 1, app-limited
+        for (uint32_t i = 1; i <= 4; ++i)
+        {
+            rate.SkbSent(tx[i], 900 + 100 * i, i - 1, delivered);
+        }
+        NS_TEST_EXPECT_MSG_EQ(tx[4].firstTxMstampUs, 1000, "send phase from the first");
+        NS_TEST_EXPECT_MSG_EQ(tx[4].deliveredMstampUs, 1000, "delivery clock from the first");
+        NS_TEST_EXPECT_MSG_EQ(tx[4].isAppLimited, true, "app-limited while app_limited != 0");
+
+        // ACK A at 21000 acknowledges 1: prior_delivered 1, send phase 1000 - 1000 = 0, ACK
+        // phase 21000 - 1000 = 20000, interval max = 20000 (not below min_rtt: valid);
+        // delivered 2 - 1 = 1; app_limited cleared (after(2, ~0U)); delivered_mstamp 21000
+        rate.StartAck(4);
+        rate.SkbDelivered(tx[1], 1000, End(1), false, false);
+        delivered = 2;
+        rate.Gen(delivered, 1, 0, 21000, minRttUs);
+        const emusim_rate_sample& rs = rate.GetSample();
+        NS_TEST_EXPECT_MSG_EQ(rs.delivered, 1, "A: delivered");
+        NS_TEST_EXPECT_MSG_EQ(rs.interval_us, 20000, "A: interval, the ACK phase");
+        NS_TEST_EXPECT_MSG_EQ(rs.is_app_limited, true, "A: the first flight is app-limited");
+        NS_TEST_EXPECT_MSG_EQ(rs.prior_in_flight, 4, "A: prior_in_flight");
+        NS_TEST_EXPECT_MSG_EQ(rate.GetAppLimited(), 0, "A: the bubble is gone");
+        NS_TEST_EXPECT_MSG_EQ(rate.GetDeliveredMstampUs(), 21000, "A: delivered_mstamp");
+
+        // 5 at 21000 with 3 out: first_tx 1000 (segment 1's send), delivered_mstamp 21000,
+        // delivered 2, not app-limited
+        rate.SkbSent(tx[5], 21000, 3, delivered);
+        NS_TEST_EXPECT_MSG_EQ(tx[5].firstTxMstampUs, 1000, "5: first_tx_mstamp");
+        NS_TEST_EXPECT_MSG_EQ(tx[5].isAppLimited, false, "5: not app-limited");
+
+        // ACK B at 21250 acknowledges 2 and 3: 2 is chosen first (send phase 1100 - 1000), 3
+        // was sent later (1200 > 1100) and replaces it: send phase 200; ACK phase 21250 - 1000
+        // = 20250; delivered 4 - 1 = 3
+        rate.StartAck(4);
+        rate.SkbDelivered(tx[2], 1100, End(2), false, false);
+        rate.SkbDelivered(tx[3], 1200, End(3), false, false);
+        delivered = 4;
+        rate.Gen(delivered, 2, 0, 21250, minRttUs);
+        NS_TEST_EXPECT_MSG_EQ(rs.delivered, 3, "B: delivered");
+        NS_TEST_EXPECT_MSG_EQ(rs.snd_interval_us, 200, "B: send phase to the later send");
+        NS_TEST_EXPECT_MSG_EQ(rs.interval_us, 20250, "B: interval");
+        NS_TEST_EXPECT_MSG_EQ(rs.acked_sacked, 2, "B: acked_sacked");
+
+        // ACK C at 21400 SACKs 5 (4 still out): prior_delivered 2, prior_mstamp 21000, send
+        // phase 21000 - 1000 = 20000, ACK phase 400: interval 20000 (the send phase is the
+        // longer); delivered 5 - 2 = 3; not app-limited; a loss marked on the way
+        rate.StartAck(2);
+        rate.SkbDelivered(tx[5], 21000, End(5), false, true);
+        delivered = 5;
+        rate.Gen(delivered, 1, 1, 21400, minRttUs);
+        NS_TEST_EXPECT_MSG_EQ(rs.delivered, 3, "C: delivered");
+        NS_TEST_EXPECT_MSG_EQ(rs.snd_interval_us, 20000, "C: send phase");
+        NS_TEST_EXPECT_MSG_EQ(rs.rcv_interval_us, 400, "C: ACK phase");
+        NS_TEST_EXPECT_MSG_EQ(rs.interval_us, 20000, "C: the longer phase");
+        NS_TEST_EXPECT_MSG_EQ(rs.is_app_limited, false, "C: sent after the bubble");
+        NS_TEST_EXPECT_MSG_EQ(rs.losses, 1, "C: losses");
+
+        // ACK D at 21500 acknowledges 4 and 5; 5 was counted at its SACK and is skipped: 4
+        // gives prior_delivered 1, prior_mstamp 1000, send phase 1300 - 1000 = 300, ACK phase
+        // 20500; delivered 6 - 1 = 5, app-limited (4 was sent in the bubble)
+        rate.StartAck(1);
+        rate.SkbDelivered(tx[4], 1300, End(4), false, false);
+        rate.SkbDelivered(tx[5], 21000, End(5), false, false);
+        delivered = 6;
+        rate.Gen(delivered, 1, 0, 21500, minRttUs);
+        NS_TEST_EXPECT_MSG_EQ(rs.prior_delivered, 1, "D: the SACKed segment counted once");
+        NS_TEST_EXPECT_MSG_EQ(rs.delivered, 5, "D: delivered");
+        NS_TEST_EXPECT_MSG_EQ(rs.interval_us, 20500, "D: interval");
+        NS_TEST_EXPECT_MSG_EQ(rs.is_app_limited, true, "D: app-limited");
+
+        // a duplicate that delivers nothing: no sample (delivered and interval -1, :141-145)
+        rate.StartAck(0);
+        rate.Gen(delivered, 0, 0, 21600, minRttUs);
+        NS_TEST_EXPECT_MSG_EQ(rs.delivered, -1, "no sample: delivered");
+        NS_TEST_EXPECT_MSG_EQ(rs.interval_us, -1, "no sample: interval");
+
+        // a sample shorter than min_rtt is none (:173-181): 6 sent at 21600 with nothing out
+        // restarts both phases there; acknowledged at 30000: 8400 < 20000
+        TcpLinuxTxRate sixth;
+        rate.SkbSent(sixth, 21600, 0, delivered);
+        rate.StartAck(1);
+        rate.SkbDelivered(sixth, 21600, End(6), false, false);
+        rate.Gen(delivered + 1, 1, 0, 30000, minRttUs);
+        NS_TEST_EXPECT_MSG_EQ(rs.delivered, 1, "short: delivered");
+        NS_TEST_EXPECT_MSG_EQ(rs.interval_us, -1, "short: no interval");
+
+        // two sends of the same µs: the higher end sequence is the later send
+        // (tcp_skb_sent_after, include/net/tcp.h:1205-1208), whichever is delivered first
+        TcpLinuxTxRate a;
+        TcpLinuxTxRate b;
+        rate.SkbSent(a, 40000, 0, 7);
+        rate.SkbSent(b, 40000, 1, 8);
+        rate.StartAck(2);
+        rate.SkbDelivered(b, 40000, End(8), false, true);
+        rate.SkbDelivered(a, 40000, End(7), false, false);
+        NS_TEST_EXPECT_MSG_EQ(rate.GetSample().prior_delivered, 8, "tie: the higher end_seq");
+
+        // tcp_rate_check_app_limited (:198-207): delivered + in flight, or 1 when both are 0
+        rate.CheckAppLimited(false, 9, 2);
+        NS_TEST_EXPECT_MSG_EQ(rate.GetAppLimited(), 0, "no gap, no mark");
+        rate.CheckAppLimited(true, 9, 2);
+        NS_TEST_EXPECT_MSG_EQ(rate.GetAppLimited(), 11, "gap: delivered + in flight");
+        rate.CheckAppLimited(true, 0, 0);
+        NS_TEST_EXPECT_MSG_EQ(rate.GetAppLimited(), 1, "gap at the start: 1");
+    }
+};
+
+/**
+ * tcp_wstamp_ns at 1 448 000 B/s, one segment a millisecond (tcp_update_skb_after_send,
+ * tcp_output.c:1202-1222; __tcp_transmit_skb, :1257-1259). Times in ns.
+ */
+class PacingClockTestCase : public TestCase
+{
+  public:
+    PacingClockTestCase()
+        : TestCase("pacing clock: departure times at a given rate, credit, GSO packets")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t rate = 1448000;
+        const uint64_t ms = 1000000;
+        TcpLinuxPacingClock clock;
+        // ten segments at 0: the first nine unpaced (data_segs_out < 10), the tenth advances
+        // the clock by 1448 x 10^9 / 1448000 = 1 ms
+        uint32_t segsOut = 0;
+        for (uint32_t i = 1; i <= 9; ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(clock.PacketStarts(0), 0, "first flight: now");
+            clock.SegmentSent(MSS, true, rate, ++segsOut);
+        }
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 0, "nine segments: not paced");
+        clock.PacketStarts(0);
+        clock.SegmentSent(MSS, true, rate, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), ms, "the tenth is paced");
+        NS_TEST_EXPECT_MSG_EQ(clock.Holds(0), true, "the next waits");
+        NS_TEST_EXPECT_MSG_EQ(clock.Holds(ms), false, "until 1 ms");
+
+        // on time at 1 ms: leaves at 1 ms, next at 2 ms
+        NS_TEST_EXPECT_MSG_EQ(clock.PacketStarts(ms), ms, "on time");
+        clock.SegmentSent(MSS, true, rate, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 2 * ms, "one segment later");
+
+        // 0.3 ms late (2.3 ms): credit 0.3 ms off the 1 ms: next at 3.0 ms
+        NS_TEST_EXPECT_MSG_EQ(clock.PacketStarts(2300000), 2300000, "late: leaves now");
+        clock.SegmentSent(MSS, true, rate, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 3000000, "credit 0.3 ms");
+
+        // 2 ms late (5 ms): the credit is at most half the length: next at 5.5 ms
+        clock.PacketStarts(5 * ms);
+        clock.SegmentSent(MSS, true, rate, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 5500000, "credit at most half");
+
+        // a send the clock does not hold (a timeout's retransmission) at 5.2 ms: its
+        // timestamp is the clock's 5.5 ms, and the clock goes on from there
+        NS_TEST_EXPECT_MSG_EQ(clock.PacketStarts(5200000), 5500000, "ahead: stamped 5.5 ms");
+        clock.SegmentSent(MSS, true, rate, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 6500000, "no credit ahead of the clock");
+
+        // a GSO packet of three at 6.9 ms (0.4 ms late), one skb: 3 ms - 0.4 = 2.6 ms, so
+        // 9.5 ms after its last segment; segment by segment 1 - 0.4, 2 - 0.4
+        clock.PacketStarts(6900000);
+        clock.SegmentSent(MSS, true, rate, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 7500000, "GSO: after one");
+        clock.SegmentSent(MSS, true, rate, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 8500000, "GSO: after two");
+        clock.SegmentSent(MSS, true, rate, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 9500000, "GSO: the whole skb, 2.6 ms");
+
+        // the length of the whole skb, rounded once: 2 x 1448 B at 3 000 000 B/s is
+        // 2896 x 10^9 / 3 x 10^6 = 965333 ns, not 2 x 482666
+        clock.PacketStarts(9500000);
+        clock.SegmentSent(MSS, true, 3000000, ++segsOut);
+        clock.SegmentSent(MSS, true, 3000000, ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), 9500000 + 965333, "rounded per skb");
+
+        // no pacing: SK_PACING_NONE, a rate of 0 or ~0UL
+        const uint64_t at = clock.GetWstampNs();
+        clock.PacketStarts(at);
+        clock.SegmentSent(MSS, false, rate, ++segsOut);
+        clock.PacketStarts(at);
+        clock.SegmentSent(MSS, true, 0, ++segsOut);
+        clock.PacketStarts(at);
+        clock.SegmentSent(MSS, true, std::numeric_limits<uint64_t>::max(), ++segsOut);
+        NS_TEST_EXPECT_MSG_EQ(clock.GetWstampNs(), at, "not paced");
+    }
+};
+
+/// TestSuite emusim-tcp-linux-bbr.
+class TcpLinuxBbrTestSuite : public TestSuite
+{
+  public:
+    TcpLinuxBbrTestSuite()
+        : TestSuite("emusim-tcp-linux-bbr", Type::UNIT)
+    {
+        AddTestCase(new RateSampleTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new PacingClockTestCase, TestCase::Duration::QUICK);
+    }
+};
+
+TcpLinuxBbrTestSuite g_tcpLinuxBbrTestSuite;
+
+} // namespace
