@@ -4,23 +4,25 @@
  * TestSuite emusim-tcp-linux-bbr: what a congestion control with cong_control (Linux 6.1's
  * tcp_bbr.c) needs of the socket, against values worked out by hand from Debian's
  * linux-source-6.1 (6.1.192): the delivery-rate sampler (net/ipv4/tcp_rate.c), the pacing
- * clock (tcp_wstamp_ns, net/ipv4/tcp_output.c).
+ * clock (tcp_wstamp_ns, net/ipv4/tcp_output.c), one cong_control call through the bridge, and
+ * the first paced flight of a bbr connection.
  */
 
+#include "../model/tcp-linux-congestion.h"
 #include "../model/tcp-linux-rate.h"
+#include "linux-socket-run.h"
 
+#include "ns3/string.h"
+#include "ns3/tcp-socket-state.h"
 #include "ns3/test.h"
 
-#include <cstdint>
 #include <limits>
 
 using namespace ns3;
+using namespace ns3::linux_socket_test;
 
 namespace
 {
-
-/// bytes per segment
-constexpr uint32_t MSS = 1448;
 
 /// Sequence numbers of segment n (1-based): its end
 constexpr uint32_t
@@ -244,6 +246,215 @@ class PacingClockTestCase : public TestCase
     }
 };
 
+/**
+ * The facts a TcpLinuxSocket would hand the bridge, set by hand, and the ACK's rate sample.
+ */
+class BbrFacts : public TcpLinuxFacts
+{
+  public:
+    emusim_tcp_state facts{};     //!< the fields FillLinuxState copies
+    emusim_rate_sample sample{};  //!< the ACK's sample
+    bool fresh{false};            //!< the sample is not taken yet
+    uint32_t appLimitedBack{~0U}; //!< what the bridge wrote back
+
+    void FillLinuxState(emusim_tcp_state& state) const override
+    {
+        state.packets_out = facts.packets_out;
+        state.sacked_out = facts.sacked_out;
+        state.lost_out = facts.lost_out;
+        state.retrans_out = facts.retrans_out;
+        state.delivered = facts.delivered;
+        state.delivered_mstamp = facts.delivered_mstamp;
+        state.lost = facts.lost;
+        state.app_limited = facts.app_limited;
+        state.srtt_us = facts.srtt_us;
+        state.min_rtt_us = facts.min_rtt_us;
+        state.tcp_wstamp_ns = 0;
+        state.max_pacing_rate = std::numeric_limits<uint64_t>::max();
+    }
+
+    void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const override
+    {
+        rttUs = -1;
+        inFlightBytes = 0;
+    }
+
+    uint32_t LastAckDelivered() const override
+    {
+        return sample.acked_sacked;
+    }
+
+    bool AckRestartsRecovery() const override
+    {
+        return false;
+    }
+
+    bool TakeRateSample(emusim_rate_sample& rs) override
+    {
+        if (!fresh)
+        {
+            return false;
+        }
+        fresh = false;
+        rs = sample;
+        return true;
+    }
+
+    void SetAppLimited(uint32_t appLimited) override
+    {
+        appLimitedBack = appLimited;
+    }
+};
+
+/**
+ * tcp_bbr.c through the bridge: bbr_init's pacing rate, one cong_control call in STARTUP, and
+ * one at the start of a recovery (bbr_main, tcp_bbr.c:1026-1036). srtt and min_rtt 20 ms,
+ * cwnd 10, 1448-byte segments. BW_SCALE 24, BBR_SCALE 8; high_gain = 256 x 2885 / 1000 + 1 =
+ * 739 (:154); a rate in bytes per second is bw x mss x gain >> 8 x 990000 >> 24 (1 % margin,
+ * bbr_rate_bytes_per_sec, :244-253).
+ */
+class BbrCongControlTestCase : public TestCase
+{
+  public:
+    BbrCongControlTestCase()
+        : TestCase("bbr: cong_control sets the window and pacing rate; packet conservation")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto cc = CreateObject<TcpLinuxCongestion>();
+        cc->SetAttribute("Algorithm", StringValue("bbr"));
+        NS_TEST_EXPECT_MSG_EQ(cc->HasCongControl(), true, "bbr has cong_control");
+        auto reno = CreateObject<TcpLinuxCongestion>();
+        reno->SetAttribute("Algorithm", StringValue("reno"));
+        NS_TEST_EXPECT_MSG_EQ(reno->HasCongControl(), false, "reno has cong_avoid");
+
+        BbrFacts facts;
+        facts.facts.delivered = 1; // the SYN
+        facts.facts.srtt_us = 8 * 20000;
+        facts.facts.min_rtt_us = 20000;
+        cc->SetFacts(&facts);
+        auto tcb = CreateObject<TcpSocketState>();
+        tcb->m_segmentSize = MSS;
+        tcb->m_cWnd = 10 * MSS;
+        tcb->m_ssThresh = std::numeric_limits<uint32_t>::max();
+
+        // bbr_init (:1038-1078), bbr_init_pacing_rate_from_rtt (:266-282): bw = 10 x 2^24 /
+        // 20000 = 8388; 8388 x 1448 = 12145824, x 739 = 8975763936, >> 8 = 35061577,
+        // x 990000 = 34710961230000, >> 24 = 2068934 B/s; and it asks TCP to pace
+        cc->StartConnection(tcb);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_pacingRate.Get().GetBitRate(), 8 * 2068934, "init rate");
+        NS_TEST_EXPECT_MSG_EQ(cc->GetPacingStatus(), 1, "SK_PACING_NEEDED");
+
+        // an ACK whose sample is 20 segments in 20 ms, from a segment sent when delivered was 1
+        // (a round starts: prior_delivered 1 >= next_rtt_delivered 1, :771-776), 1 acked:
+        // bw = 20 x 2^24 / 20000 = 16777 (:784); the pacing rate rises to 16777 x 1448 =
+        // 24293096, x 739 = 17952597944, >> 8 = 70127335, x 990000 >> 24 = 4138115 (:293-294);
+        // the target window, bbr_bdp (:359-381): 16777 x 20000 = 335540000, x 739 >> 8 =
+        // 968609609, rounded up in 2^24: 58; plus 3 x bbr_tso_segs_goal (4138115 >> 10 = 4041
+        // bytes, 2 segments, at least bbr_min_tso_segs 2: :303-317) = 64, even (:394-409).
+        // Below it and not yet full: cwnd + acked = 11 (:539-544)
+        facts.facts.delivered = 21;
+        facts.facts.delivered_mstamp = 20000;
+        facts.facts.packets_out = 10;
+        facts.sample = emusim_rate_sample{};
+        facts.sample.prior_delivered = 1;
+        facts.sample.delivered = 20;
+        facts.sample.interval_us = 20000;
+        facts.sample.rtt_us = 20000;
+        facts.sample.acked_sacked = 1;
+        facts.fresh = true;
+        cc->IncreaseWindow(tcb, 1);
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 10 * MSS, "no cong_avoid");
+        cc->CongControl(tcb, TcpRateOps::TcpRateConnection{}, TcpRateOps::TcpRateSample{});
+        NS_TEST_EXPECT_MSG_EQ(facts.fresh, false, "the sample was taken");
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 11 * MSS, "slow start toward the target");
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_pacingRate.Get().GetBitRate(), 8 * 4138115, "rate");
+        NS_TEST_EXPECT_MSG_EQ(facts.appLimitedBack, 0, "app_limited written back");
+        // taken once: a second call for the same ACK does nothing
+        tcb->m_cWnd = 30 * MSS;
+        cc->CongControl(tcb, TcpRateOps::TcpRateConnection{}, TcpRateOps::TcpRateSample{});
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 30 * MSS, "no sample, no call");
+        tcb->m_cWnd = 11 * MSS;
+
+        // recovery starts: bbr_ssthresh saves cwnd 11 (bbr_save_cwnd, :320-329) and returns
+        // ssthresh unchanged (:1100-1104); the ACK (1 delivered, 1 lost, 30 out, 3 SACKed, 1
+        // lost: 26 in flight) gets packet conservation: cwnd - losses = 10, then in flight +
+        // acked = 27 (bbr_set_cwnd_to_recover_or_restore, :491-509), whatever the window was
+        tcb->m_congState = TcpSocketState::CA_RECOVERY;
+        NS_TEST_EXPECT_MSG_EQ(cc->GetSsThresh(tcb, 0),
+                              std::numeric_limits<uint32_t>::max(),
+                              "ssthresh kept");
+        facts.facts.packets_out = 30;
+        facts.facts.sacked_out = 3;
+        facts.facts.lost_out = 1;
+        facts.facts.delivered = 22;
+        facts.sample = emusim_rate_sample{};
+        facts.sample.prior_delivered = 11;
+        facts.sample.delivered = 11;
+        facts.sample.interval_us = 20000;
+        facts.sample.rtt_us = 20000;
+        facts.sample.acked_sacked = 1;
+        facts.sample.losses = 1;
+        facts.fresh = true;
+        cc->CongControl(tcb, TcpRateOps::TcpRateConnection{}, TcpRateOps::TcpRateSample{});
+        NS_TEST_EXPECT_MSG_EQ(tcb->m_cWnd.Get(), 27 * MSS, "in flight + acked");
+        cc->SetFacts(nullptr);
+    }
+};
+
+/**
+ * A bbr connection's first flight and the next (RackRun: 100 Mb/s, 20 ms each way, 30
+ * segments written at once, no loss). The ten of the initial window leave at once (data_segs_out
+ * below 10, and the tenth's length starts the clock). bbr_init set the rate from the
+ * handshake's round trip r (µs, srtt = r): bw = 10 x 2^24 / r, rate = bw x 1448 x 739 >> 8 x
+ * 990000 >> 24 (above); a segment's length is L = 1448 x 10^9 / rate ns. The first ACK of data
+ * comes long after the clock, so the 11th leaves at once with the credit at its most, half its
+ * length: the 12th follows L - L/2 later, each of the next L after the one before (the clock's
+ * timer: tcp_pace_kick), while the window has room and no ACK of the second flight is back.
+ */
+class BbrFirstPacedFlightTestCase : public TestCase
+{
+  public:
+    BbrFirstPacedFlightTestCase()
+        : TestCase("bbr on TcpLinuxSocket: the second flight leaves at the pacing rate")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        RackRun run;
+        run.algorithm = "bbr";
+        run.Go(drop, 30, true);
+        NS_TEST_ASSERT_MSG_GT(run.sent.size(), 15, "the second flight went out");
+        for (uint32_t i = 1; i < 10; ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(run.sent[i].at, run.sent[0].at, "the first ten at once");
+        }
+        // the socket's RTT sample: whole µs of its clock at the SYN-ACK less at the SYN
+        const uint64_t rttUs = static_cast<uint64_t>(run.synAckReceived.GetMicroSeconds() -
+                                                     run.synSent.GetMicroSeconds());
+        const uint64_t bw = (uint64_t{10} << 24) / rttUs;
+        const uint64_t rate = ((bw * MSS * 739) >> 8) * 990000 >> 24;
+        const int64_t lengthNs = static_cast<int64_t>(uint64_t{MSS} * 1000000000 / rate);
+        const Time first = run.sent[10].at;
+        NS_TEST_EXPECT_MSG_EQ(first, run.acks.front().at, "the 11th on the first ACK");
+        Time expected = first + NanoSeconds(lengthNs - lengthNs / 2);
+        for (uint32_t i = 11; i < 16; ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(run.sent[i].segment, i + 1, "in order, no retransmission");
+            NS_TEST_EXPECT_MSG_EQ(run.sent[i].at, expected, "segment " << i + 1);
+            expected += NanoSeconds(lengthNs);
+        }
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetLinuxAlgorithm(), "bbr", "bbr ran");
+        run.Done();
+    }
+};
+
 /// TestSuite emusim-tcp-linux-bbr.
 class TcpLinuxBbrTestSuite : public TestSuite
 {
@@ -253,6 +464,8 @@ class TcpLinuxBbrTestSuite : public TestSuite
     {
         AddTestCase(new RateSampleTestCase, TestCase::Duration::QUICK);
         AddTestCase(new PacingClockTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new BbrCongControlTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new BbrFirstPacedFlightTestCase, TestCase::Duration::QUICK);
     }
 };
 
