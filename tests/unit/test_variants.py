@@ -16,13 +16,14 @@ REGISTRY = variants.registry()
 
 # Read off ns-3 3.44 (include/ns3/tcp-*.h) and Debian 12's linux-image-6.1.0-*-amd64
 # (kernel/net/ipv4/tcp_*.ko, cubic and reno built in) when the registry was written; issue 30
-# compiled Linux's modules into ns-3 (ns3: linux), all but bbr (cong_control) and cdg
-# (tcp_enter_cwr), and kept ns-3's own classes as ns3-NAME models of the Linux variants.
+# compiled Linux's modules into ns-3 (ns3: linux), all but bbr and cdg (tcp_enter_cwr), issue
+# 55 bbr too (cong_control, the rate sampler and the pacing clock), and ns-3's own classes
+# stayed as ns3-NAME models of the Linux variants.
 LINUX_CODE = {
     "reno", "cubic", "bic", "highspeed", "htcp", "hybla", "illinois", "scalable", "vegas",
-    "veno", "westwood", "yeah", "lp", "nv",
+    "veno", "westwood", "yeah", "lp", "nv", "bbr",
 }  # fmt: skip
-BOTH = LINUX_CODE | {"bbr"}
+BOTH = LINUX_CODE
 NS3_ONLY = {"newreno", "ledbat", "fast"}
 LINUX_ONLY = {"cdg"}
 NS3_MODELS = {f"ns3-{n}" for n in LINUX_CODE - {"nv"}}
@@ -118,9 +119,15 @@ def test_a_variant_replaces_the_profiles_congestion_control_only():
     assert attrs[variants.SOCKET_TYPE] == "ns3::TcpHtcp"
     assert variants.LINUX_CC_ALGORITHM not in attrs
     # ns3-default sets no SocketType (ns-3's default, TcpCubic): the variant's is added
-    attrs = variants.ns3_attributes(profiles.get("ns3-default").ns3_attributes(), REGISTRY["bbr"])
+    attrs = variants.ns3_attributes(
+        profiles.get("ns3-default").ns3_attributes(), REGISTRY["ns3-bbr"]
+    )
     assert attrs[variants.SOCKET_TYPE] == "ns3::TcpBbr"
     assert attrs["ns3::TcpSocketState::EnablePacing"] == "true"
+    # Linux's bbr paces by the socket's own clock (TcpLinuxSocket), not by ns-3's pacing
+    attrs = variants.ns3_attributes(base, REGISTRY["bbr"])
+    assert attrs[variants.LINUX_CC_ALGORITHM] == "bbr"
+    assert "ns3::TcpSocketState::EnablePacing" not in attrs
 
 
 def test_a_variant_a_backend_lacks_is_refused_and_said_so():

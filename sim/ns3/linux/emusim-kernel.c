@@ -420,6 +420,8 @@ int emusim_cc_has(const struct emusim_cc *cc, enum emusim_cc_hook hook)
 		return ca->undo_cwnd != NULL;
 	case EMUSIM_CC_RELEASE:
 		return ca->release != NULL;
+	case EMUSIM_CC_MIN_TSO_SEGS:
+		return ca->min_tso_segs != NULL;
 	}
 	return 0;
 }
@@ -486,6 +488,7 @@ static void store(struct emusim_cc *cc, struct emusim_tcp_state *s)
 	s->snd_cwnd_clamp = tp->snd_cwnd_clamp;
 	s->snd_ssthresh = tp->snd_ssthresh;
 	s->prior_cwnd = tp->prior_cwnd;
+	s->app_limited = tp->app_limited; /* bbr_update_min_rtt in PROBE_RTT (tcp_bbr.c:965-966) */
 	s->ecn_flags = tp->ecn_flags;
 	s->pacing_rate = sk->sk_pacing_rate;
 	s->pacing_status = sk->sk_pacing_status;
@@ -592,6 +595,18 @@ void emusim_cc_cong_control(struct emusim_cc *cc, struct emusim_tcp_state *state
 	if (CA(cc)->cong_control)
 		CA(cc)->cong_control(sk, &rs);
 	store(cc, state);
+}
+
+uint32_t emusim_cc_min_tso_segs(struct emusim_cc *cc, struct emusim_tcp_state *state)
+{
+	uint32_t segs = 0;
+	struct sock *sk = load(cc, state);
+
+	/* tcp_tso_segs asks the module first (tcp_output.c:2003-2005) */
+	if (CA(cc)->min_tso_segs)
+		segs = CA(cc)->min_tso_segs(sk);
+	store(cc, state);
+	return segs;
 }
 
 uint32_t emusim_cc_undo_cwnd(struct emusim_cc *cc, struct emusim_tcp_state *state)

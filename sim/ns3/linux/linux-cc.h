@@ -119,6 +119,7 @@ enum emusim_cc_hook {
 	EMUSIM_CC_CONG_CONTROL,
 	EMUSIM_CC_UNDO_CWND,
 	EMUSIM_CC_RELEASE,
+    EMUSIM_CC_MIN_TSO_SEGS,
 };
 /* Whether the connection's algorithm has the hook. */
 int emusim_cc_has(const struct emusim_cc *cc, enum emusim_cc_hook hook);
@@ -137,6 +138,9 @@ void emusim_cc_pkts_acked(struct emusim_cc *cc, struct emusim_tcp_state *state,
 void emusim_cc_cong_control(struct emusim_cc *cc, struct emusim_tcp_state *state,
 			    const struct emusim_rate_sample *rs);
 uint32_t emusim_cc_undo_cwnd(struct emusim_cc *cc, struct emusim_tcp_state *state);
+/* The module's min_tso_segs (tcp_tso_segs, net/ipv4/tcp_output.c:2003-2005), or 0 if it has
+ * none (the sysctl tcp_min_tso_segs applies). */
+uint32_t emusim_cc_min_tso_segs(struct emusim_cc* cc, struct emusim_tcp_state* state);
 void emusim_cc_release(struct emusim_cc *cc, struct emusim_tcp_state *state);
 
 /* A module parameter, as /sys/module/MODULE/parameters/NAME takes it: 0 on success, else an

@@ -33,6 +33,8 @@ constexpr uint32_t LINUX_INFINITE_SSTHRESH = 0x7fffffff;
 constexpr uint8_t LINUX_ECN_OK = 1;
 /// TSQ's default pacing shift: sk_pacing_rate >> 10 is about 1 ms (net/core/sock.c sock_init_data)
 constexpr uint8_t LINUX_PACING_SHIFT = 10;
+/// SK_PACING_NEEDED (include/net/sock.h, enum sk_pacing): the module asks TCP to pace
+constexpr uint32_t SK_PACING_NEEDED = 1;
 /// TCP_ESTABLISHED (include/net/tcp_states.h)
 constexpr uint8_t LINUX_TCP_ESTABLISHED = 1;
 /// The Linux events ns-3 passes with the same numbers (TCP_CA_EVENT_*, tcp.h:1028-1035)
@@ -168,14 +170,6 @@ TcpLinuxCongestion::Connection()
                            << m_algorithm << "': no Linux module registered it; built from "
                            << emusim_cc_source_version() << ":" << names.str());
         }
-        // a module that replaces window and pacing logic needs Linux's rate samples and
-        // pacing, which the bridge does not carry (docs/linux-cc.md, "What is not carried")
-        NS_ABORT_MSG_IF(emusim_cc_has(m_cc, EMUSIM_CC_CONG_CONTROL),
-                        "ns3::TcpLinuxCongestion::Algorithm is '"
-                            << m_algorithm
-                            << "', whose module replaces window and pacing (cong_control) with "
-                               "Linux's delivery-rate samples and earliest-departure pacing; "
-                               "the bridge does not carry them: use ns-3's own class");
     }
     return m_cc;
 }
@@ -193,7 +187,7 @@ TcpLinuxCongestion::GetAlgorithm() const
 }
 
 void
-TcpLinuxCongestion::SetFacts(const TcpLinuxFacts* facts)
+TcpLinuxCongestion::SetFacts(TcpLinuxFacts* facts)
 {
     m_facts = facts;
 }
@@ -248,6 +242,37 @@ TcpLinuxCongestion::Load(Ptr<const TcpSocketState> tcb)
 }
 
 void
+TcpLinuxCongestion::SampleFromNs3(Ptr<const TcpSocketState> tcb,
+                                  const TcpRateOps::TcpRateConnection& rc,
+                                  const TcpRateOps::TcpRateSample& rs,
+                                  emusim_rate_sample& sample)
+{
+    // ns-3's TcpRateLinux follows tcp_rate.c in bytes and marks an invalid sample with
+    // m_delivered -1 (no timing) or a zero interval (shorter than min_rtt); Linux's is -1
+    const uint32_t mss = tcb->m_segmentSize;
+    sample.delivered = rs.m_delivered < 0 ? -1 : rs.m_delivered / static_cast<int32_t>(mss);
+    sample.interval_us = rs.m_delivered < 0 || rs.m_interval.IsZero()
+                             ? -1
+                             : static_cast<long>(rs.m_interval.GetMicroSeconds());
+    sample.prior_delivered = rs.m_priorDelivered / mss;
+    sample.prior_mstamp = static_cast<uint64_t>(rs.m_priorTime.GetMicroSeconds());
+    sample.snd_interval_us = static_cast<uint32_t>(rs.m_sendElapsed.GetMicroSeconds());
+    sample.rcv_interval_us = static_cast<uint32_t>(rs.m_ackElapsed.GetMicroSeconds());
+    sample.rtt_us = tcb->m_lastRtt.Get().IsZero()
+                        ? -1
+                        : static_cast<long>(tcb->m_lastRtt.Get().GetMicroSeconds());
+    sample.losses = static_cast<int>(rs.m_bytesLoss / mss);
+    sample.acked_sacked = rs.m_ackedSacked / mss;
+    sample.prior_in_flight = rs.m_priorInFlight / mss;
+    sample.is_app_limited = rs.m_isAppLimited;
+    m_ns3Lost += static_cast<uint32_t>(sample.losses);
+    m_state.delivered = static_cast<uint32_t>(rc.m_delivered / mss);
+    m_state.delivered_mstamp = static_cast<uint64_t>(rc.m_deliveredTime.GetMicroSeconds());
+    m_state.app_limited = rc.m_appLimited == 0 ? 0 : std::max<uint32_t>(1, rc.m_appLimited / mss);
+    m_state.lost = m_ns3Lost;
+}
+
+void
 TcpLinuxCongestion::Store(Ptr<TcpSocketState> tcb)
 {
     const uint32_t mss = tcb->m_segmentSize;
@@ -270,6 +295,12 @@ TcpLinuxCongestion::Store(Ptr<TcpSocketState> tcb)
     if (s.pacing_rate != m_loadedPacingRate)
     {
         tcb->m_pacingRate = DataRate(s.pacing_rate * 8);
+    }
+    // on ns-3's own socket, a module that asks TCP to pace (SK_PACING_NEEDED) gets ns-3's
+    // pacing at its rate; TcpLinuxSocket paces by Linux's clock instead (tcp-linux-rate.h)
+    if (m_facts == nullptr && s.pacing_status == SK_PACING_NEEDED && !tcb->m_pacing)
+    {
+        tcb->m_pacing = true;
     }
 }
 
@@ -343,6 +374,10 @@ TcpLinuxCongestion::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAck
 {
     NS_LOG_FUNCTION(this << tcb << segmentsAcked);
     emusim_cc* cc = Started(tcb);
+    if (emusim_cc_has(cc, EMUSIM_CC_CONG_CONTROL))
+    {
+        return; // tcp_cong_control calls cong_control instead (tcp_input.c:3578-3581)
+    }
     Load(tcb);
     // Linux grows the window by the segments this ACK newly delivered (tcp_cong_control,
     // tcp_input.c:3573-3588). ns-3 3.44's ProcessAck passes that too, except on the ACK that
@@ -447,6 +482,65 @@ TcpLinuxCongestion::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::Tcp
     AckScope scope(tcb);
     emusim_cc_cwnd_event(cc, &m_state, static_cast<int>(event));
     Store(tcb);
+}
+
+bool
+TcpLinuxCongestion::HasCongControl() const
+{
+    // the module replaces cong_avoid, PRR and the pacing rate (tcp_cong_control,
+    // tcp_input.c:3578-3581; tcp_end_cwnd_reduction, :2713-2714)
+    return emusim_cc_has(const_cast<TcpLinuxCongestion*>(this)->Connection(),
+                         EMUSIM_CC_CONG_CONTROL) != 0;
+}
+
+void
+TcpLinuxCongestion::CongControl(Ptr<TcpSocketState> tcb,
+                                const TcpRateOps::TcpRateConnection& rc,
+                                const TcpRateOps::TcpRateSample& rs)
+{
+    NS_LOG_FUNCTION(this << tcb);
+    emusim_cc* cc = Started(tcb);
+    emusim_rate_sample sample{};
+    if (m_facts != nullptr)
+    {
+        if (!m_facts->TakeRateSample(sample))
+        {
+            return;
+        }
+        Load(tcb);
+    }
+    else
+    {
+        Load(tcb);
+        SampleFromNs3(tcb, rc, rs, sample);
+    }
+    AckScope scope(tcb);
+    emusim_cc_cong_control(cc, &m_state, &sample);
+    Store(tcb);
+    if (m_facts != nullptr)
+    {
+        m_facts->SetAppLimited(m_state.app_limited);
+    }
+    NS_LOG_DEBUG("cong_control: delivered " << sample.delivered << " in " << sample.interval_us
+                                            << " us, cwnd " << m_state.snd_cwnd << ", pacing "
+                                            << m_state.pacing_rate << " B/s");
+}
+
+uint32_t
+TcpLinuxCongestion::GetPacingStatus() const
+{
+    return m_state.pacing_status;
+}
+
+uint32_t
+TcpLinuxCongestion::MinTsoSegs(Ptr<const TcpSocketState> tcb)
+{
+    if (!m_started || !emusim_cc_has(Connection(), EMUSIM_CC_MIN_TSO_SEGS))
+    {
+        return 0;
+    }
+    Load(tcb);
+    return emusim_cc_min_tso_segs(m_cc, &m_state);
 }
 
 uint32_t

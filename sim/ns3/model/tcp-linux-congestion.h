@@ -58,6 +58,22 @@ class TcpLinuxFacts
     virtual uint32_t LastAckDelivered() const = 0;
 
     /**
+     * @brief The rate sample of the ACK being processed (tcp_rate_gen, net/ipv4/tcp_rate.c),
+     * for cong_control, once per ACK.
+     * @param rs the sample
+     * @return false if there is none: no data was out before the ACK (tcp_ack's no_queue,
+     * tcp_input.c:3997-3998), or cong_control had it already
+     */
+    virtual bool TakeRateSample(emusim_rate_sample& rs) = 0;
+
+    /**
+     * @brief tp->app_limited as cong_control left it (bbr marks its PROBE_RTT rounds,
+     * tcp_bbr.c:963-966).
+     * @param appLimited the value
+     */
+    virtual void SetAppLimited(uint32_t appLimited) = 0;
+
+    /**
      * @brief Whether the ACK being processed ends a fast recovery and starts the next: Linux
      * then enters recovery again in tcp_fastretrans_alert, before tcp_cong_control, which
      * reduces the window (tcp_cwnd_reduction) instead of growing it (tcp_input.c:3056-3080,
@@ -88,6 +104,12 @@ class TcpLinuxFacts
  * - CongestionStateSet: `set_state` before the state changes (tcp_set_ca_state).
  * - CwndEvent: `cwnd_event`; ns-3's DELAYED_ACK and NON_DELAYED_ACK events do not exist in
  *   Linux 6.1 and are not passed on.
+ * - CongControl: `cong_control(sk, rs)` for a module that has it (tcp_cong_control,
+ *   tcp_input.c:3573-3581), on every ACK that found data out; such a module's window is its
+ *   own, so IncreaseWindow (cong_avoid) does nothing and HasCongControl tells TcpSocketBase to
+ *   leave the window to it (no PRR). The sample is the socket's (TcpLinuxFacts::TakeRateSample,
+ *   Linux's tcp_rate.c); on ns-3's own socket it is ns-3's TcpRateLinux sample, in segments,
+ *   and the module's pacing turns on ns-3's pacing (sk_pacing_status, SK_PACING_NEEDED).
  *
  * Windows are segments in Linux and bytes in ns-3: the module sees cwnd = max(1, cWnd / MSS)
  * and ssthresh = ssThresh / MSS (an ns-3 threshold of 2^32-1 bytes is Linux's infinite
@@ -141,7 +163,25 @@ class TcpLinuxCongestion : public TcpCongestionOps
     void CongestionStateSet(Ptr<TcpSocketState> tcb,
                             const TcpSocketState::TcpCongState_t newState) override;
     void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override;
+    bool HasCongControl() const override;
+    void CongControl(Ptr<TcpSocketState> tcb,
+                     const TcpRateOps::TcpRateConnection& rc,
+                     const TcpRateOps::TcpRateSample& rs) override;
     Ptr<TcpCongestionOps> Fork() override;
+
+    /**
+     * @brief sk_pacing_status as the module left it: 0 SK_PACING_NONE, 1 SK_PACING_NEEDED (the
+     * module asks TCP to pace itself: bbr_init, tcp_bbr.c:1077).
+     * @return the status
+     */
+    uint32_t GetPacingStatus() const;
+
+    /**
+     * @brief The module's min_tso_segs (tcp_tso_segs, tcp_output.c:2003-2005).
+     * @param tcb the connection
+     * @return its value, or 0 if the module has none (or has not started)
+     */
+    uint32_t MinTsoSegs(Ptr<const TcpSocketState> tcb);
 
     /**
      * @brief The module's `undo_cwnd`: the window to restore after a spurious reduction.
@@ -154,7 +194,7 @@ class TcpLinuxCongestion : public TcpCongestionOps
      * @brief Take the kernel's facts from a socket that keeps them (see TcpLinuxFacts).
      * @param facts the socket, or nullptr
      */
-    void SetFacts(const TcpLinuxFacts* facts);
+    void SetFacts(TcpLinuxFacts* facts);
 
     /**
      * @brief The algorithms the modules registered, in registration order ("reno" first).
@@ -216,6 +256,18 @@ class TcpLinuxCongestion : public TcpCongestionOps
     void Load(Ptr<const TcpSocketState> tcb);
     /// Write back to tcb what the module changed (window, threshold, pacing).
     void Store(Ptr<TcpSocketState> tcb);
+    /**
+     * @brief On ns-3's own socket: the rate sample from ns-3's TcpRateLinux (bytes) in
+     * segments, and the connection's delivered, delivered_mstamp, app_limited and lost.
+     * @param tcb the connection
+     * @param rc ns-3's connection rate
+     * @param rs ns-3's sample
+     * @param sample the module's sample
+     */
+    void SampleFromNs3(Ptr<const TcpSocketState> tcb,
+                       const TcpRateOps::TcpRateConnection& rc,
+                       const TcpRateOps::TcpRateSample& rs,
+                       emusim_rate_sample& sample);
     /// The host callbacks the C side calls.
     emusim_cc_host Host();
 
@@ -223,7 +275,8 @@ class TcpLinuxCongestion : public TcpCongestionOps
     std::string m_moduleParameters;        //!< module parameters applied at Init (attribute)
     emusim_cc* m_cc{nullptr};              //!< the module's socket and private area
     emusim_tcp_state m_state{};            //!< the connection as the module last saw it
-    const TcpLinuxFacts* m_facts{nullptr}; //!< the socket's facts, if it keeps them
+    TcpLinuxFacts* m_facts{nullptr};       //!< the socket's facts, if it keeps them
+    uint32_t m_ns3Lost{0};                 //!< tp->lost on ns-3's own socket (its samples' sum)
     Ptr<UniformRandomVariable> m_random;   //!< get_random_u32's source
     bool m_started{false};                 //!< whether the module's init ran
     uint32_t m_peerTsOffset{0};            //!< the peer's random timestamp offset

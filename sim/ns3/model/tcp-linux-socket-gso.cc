@@ -71,7 +71,15 @@ TcpLinuxSocket::TsoAutosizeSegments() const
         }
     }
     bytes = std::min(bytes, GSO_MAX_SIZE_B);
-    return std::max(static_cast<uint32_t>(bytes / m_tcb->m_segmentSize), MIN_TSO_SEGS);
+    // tcp_tso_segs: the module's min_tso_segs if it has one (bbr's: 1 below 1.2 Mb/s, else 2;
+    // tcp_bbr.c:298-301), else the sysctl (tcp_output.c:2003-2005)
+    uint32_t minTsoSegs = MIN_TSO_SEGS;
+    if (auto cc = DynamicCast<TcpLinuxCongestion>(m_congestionControl))
+    {
+        const uint32_t own = cc->MinTsoSegs(m_tcb);
+        minTsoSegs = own != 0 ? own : minTsoSegs;
+    }
+    return std::max(static_cast<uint32_t>(bytes / m_tcb->m_segmentSize), minTsoSegs);
 }
 
 bool
@@ -153,6 +161,7 @@ void
 TcpLinuxSocket::GsoBeforeSend(SequenceNumber32 seq)
 {
     m_pushNext = false;
+    m_packetStarts = true; // a packet of one segment, unless a GSO packet goes on
     if (!m_gsoPush)
     {
         return;
@@ -177,6 +186,10 @@ TcpLinuxSocket::GsoBeforeSend(SequenceNumber32 seq)
         m_gsoSize = GsoSegments(seq);
         m_gsoLeft = m_gsoSize;
         m_gsoAtNs = now;
+    }
+    else
+    {
+        m_packetStarts = false;
     }
     m_pushNext = m_gsoSize > 1 && m_gsoLeft == 1;
     --m_gsoLeft;

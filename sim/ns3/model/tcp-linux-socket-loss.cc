@@ -141,6 +141,7 @@ TcpLinuxSocket::RackDetectLoss(bool& lostRetransmit)
         if (mark != TcpTxLossMark::NONE)
         {
             ++m_rackMarkedLost;
+            ++m_lostCount; // tcp_notify_skb_loss_event, tcp_input.c:1100-1103
             if (mark == TcpTxLossMark::LOST_RETRANSMIT)
             {
                 ++m_rackLostRetransmits;
@@ -257,13 +258,49 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                            const SequenceNumber32& oldHeadSequence,
                            bool receivedData)
 {
+    ProcessLinuxAck(ackNumber, scoreboardUpdated, currentDelivered, oldHeadSequence, receivedData);
+    // tcp_ack: the rate sample once the ACK's losses are marked, before cong_control and what
+    // tcp_xmit_recovery sends (tcp_input.c:4030-4035); TcpSocketBase calls CongControl next
+    RateGen();
+}
+
+void
+TcpLinuxSocket::BaseProcessAck(const SequenceNumber32& ackNumber,
+                               bool scoreboardUpdated,
+                               uint32_t currentDelivered,
+                               const SequenceNumber32& oldHeadSequence,
+                               bool receivedData)
+{
+    const auto priorState = m_tcb->m_congState.Get();
+    const uint32_t cwnd = m_tcb->m_cWnd;
+    TcpSocketBase::ProcessAck(ackNumber,
+                              scoreboardUpdated,
+                              currentDelivered,
+                              oldHeadSequence,
+                              receivedData);
+    // TcpSocketBase sets cwnd = ssthresh when a recovery ends; tcp_end_cwnd_reduction does
+    // nothing for a module with cong_control (tcp_input.c:2709-2714), whose window is its own
+    if (priorState == TcpSocketState::CA_RECOVERY &&
+        m_tcb->m_congState != TcpSocketState::CA_RECOVERY && m_congestionControl->HasCongControl())
+    {
+        m_tcb->m_cWnd = cwnd;
+    }
+}
+
+void
+TcpLinuxSocket::ProcessLinuxAck(const SequenceNumber32& ackNumber,
+                                bool scoreboardUpdated,
+                                uint32_t currentDelivered,
+                                const SequenceNumber32& oldHeadSequence,
+                                bool receivedData)
+{
     if (!m_rack && !m_tlp && !m_undo && !m_frtoEnabled && !m_dsack)
     {
-        TcpSocketBase::ProcessAck(ackNumber,
-                                  scoreboardUpdated,
-                                  currentDelivered,
-                                  oldHeadSequence,
-                                  receivedData);
+        BaseProcessAck(ackNumber,
+                       scoreboardUpdated,
+                       currentDelivered,
+                       oldHeadSequence,
+                       receivedData);
         return;
     }
     const bool advanced = oldHeadSequence < ackNumber;
@@ -321,11 +358,7 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                             m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
                             !Before(ackNumber.GetValue(), m_recover.GetValue()) &&
                             m_txBuffer->GetLost() > 0;
-    TcpSocketBase::ProcessAck(ackNumber,
-                              scoreboardUpdated,
-                              currentDelivered,
-                              oldHeadSequence,
-                              receivedData);
+    BaseProcessAck(ackNumber, scoreboardUpdated, currentDelivered, oldHeadSequence, receivedData);
     m_ackRestartsRecovery = false;
     if (rexmitNew)
     {
@@ -449,7 +482,20 @@ TcpLinuxSocket::ReTxTimeout()
         m_priorSsthresh = currentSsthresh;
         InitUndo(); // before the head's retransmission, which undo_retrans then counts
     }
+    // tcp_timeout_mark_lost marks every segment not SACKed, each counted in tp->lost unless it
+    // was marked before and not retransmitted since (tcp_mark_skb_lost, tcp_input.c:1105-1128)
+    for (const TcpTxSegmentMarks& marks : GetSentMarks(*m_txBuffer))
+    {
+        if (!marks.sacked && (!marks.lost || marks.retrans))
+        {
+            ++m_lostCount;
+        }
+    }
+    // tcp_retransmit_timer sends the head with tcp_retransmit_skb, which the pacing clock does
+    // not hold (tcp_timer.c:571-574)
+    m_rtoSending = true;
     TcpSocketBase::ReTxTimeout();
+    m_rtoSending = false;
     // the backed-off RTO (tcp_retransmit_timer, out_reset_timer, tcp_timer.c:601-623) runs on
     // the wheel like any timer: at 2 x 204 ms it is 102 jiffies ahead, on level 1, so it runs
     // on the next multiple of 8 jiffies after its expiry (412-440 ms in the emulated kernel's
@@ -572,6 +618,10 @@ TcpLinuxSocket::CongStateChanged(TcpSocketState::TcpCongState_t previous,
     // retransmission is out (tcp_retrans_stamp_cleanup), undo is set up, and prior_ssthresh kept
     // unless the window was already being reduced. TcpSocketBase::EnterRecovery changes the
     // state before it reduces the window and retransmits the head.
+    if (now == TcpSocketState::CA_RECOVERY && previous != TcpSocketState::CA_RECOVERY)
+    {
+        m_recoveryEntrySend = true; // RecoveryEntryCongControl, at that retransmission
+    }
     if (!m_undo || now != TcpSocketState::CA_RECOVERY || previous == TcpSocketState::CA_RECOVERY)
     {
         return;
@@ -705,6 +755,15 @@ TcpLinuxSocket::IsDsack(const TcpOptionSack::SackList& blocks, uint32_t ack)
 
 void
 TcpLinuxSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
+{
+    ReceivedAckWithoutDsack(packet, tcpHeader);
+    // tcp_ack is over: its rate sample, taken or not, is no other's
+    m_rateGenPending = false;
+    m_rateSampleReady = false;
+}
+
+void
+TcpLinuxSocket::ReceivedAckWithoutDsack(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 {
     // ns-3's scoreboard takes every SACK block as new SACK information: a D-SACK block below
     // the ACK would mark the head SACKed before the ACK takes it (TcpTxBuffer::Update asserts it
@@ -981,9 +1040,11 @@ TcpLinuxSocket::SendLossProbe()
     if (unsent > 0)
     {
         // a new segment, whatever cwnd, if the peer's window has room for it (tcp_snd_wnd_test);
-        // it goes through tcp_write_xmit, so TCP small queues may hold it back: then no probe
+        // it goes through tcp_write_xmit, so the pacing clock and TCP small queues may hold it
+        // back: then no probe
         const uint32_t size = std::min(mss, unsent);
-        if (high + size <= m_txBuffer->HeadSequence() + m_rWnd.Get() && !TsqHeld())
+        if (high + size <= m_txBuffer->HeadSequence() + m_rWnd.Get() && !PacingHolds() &&
+            !TsqHeld())
         {
             sent = SendDataPacket(high, size, true);
             if (m_tcb->m_nextTxSequence < high + sent)
@@ -1039,9 +1100,13 @@ TcpLinuxSocket::ProcessTlpAck(uint32_t ack, bool pureDuplicate)
         m_tcb->m_ssThresh = m_congestionControl->GetSsThresh(m_tcb, BytesInFlight());
         m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_CWR);
         m_tcb->m_congState = TcpSocketState::CA_CWR;
-        m_tcb->m_cWnd = m_tcb->m_ssThresh.Get();
-        m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
-        m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
+        // tcp_end_cwnd_reduction leaves a module with cong_control alone (tcp_input.c:2713-2714)
+        if (!m_congestionControl->HasCongControl())
+        {
+            m_tcb->m_cWnd = m_tcb->m_ssThresh.Get();
+            m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+            m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
+        }
         const bool leftOut =
             m_sackedOut > 0 || m_txBuffer->GetLost() > 0 || m_txBuffer->GetRetransmitsCount() > 0;
         const auto open = leftOut ? TcpSocketState::CA_DISORDER : TcpSocketState::CA_OPEN;

@@ -82,9 +82,9 @@ TcpLinuxSocket::PacingRateBps() const
 {
     const uint64_t mss = m_tcb->m_segmentSize;
     uint64_t rateBps; // sk_pacing_rate, bytes per second
-    if (m_tcb->m_pacing)
+    if (Paces())
     {
-        // the socket paces (SK_PACING_NEEDED in Linux): its own rate
+        // the socket paces (SK_PACING_NEEDED in Linux): its own rate, the module's or ns-3's
         rateBps = m_tcb->m_pacingRate.Get().GetBitRate() / 8;
     }
     else
@@ -108,7 +108,7 @@ TcpLinuxSocket::PacingRateBps() const
 uint64_t
 TcpLinuxSocket::GetTsqLimitBytes() const
 {
-    const bool paces = m_tcb->m_pacing; // then no cap
+    const bool paces = Paces(); // then no cap
     const uint64_t rateBps = PacingRateBps();
     // the next skb: a whole segment in a bulk transfer
     uint64_t limit = std::max<uint64_t>(2 * SkbTruesize(m_tcb->m_segmentSize), rateBps >> 10);
@@ -152,7 +152,8 @@ uint32_t
 TcpLinuxSocket::AvailableWindow() const
 {
     const uint32_t window = TcpSocketBase::AvailableWindow();
-    return window > 0 && (TsqHeld() || TsoDefers()) ? 0 : window;
+    // tcp_write_xmit's order: the pacing clock, then the TSO deferral and TCP small queues
+    return window > 0 && (PacingHolds() || TsqHeld() || TsoDefers()) ? 0 : window;
 }
 
 void

@@ -22,6 +22,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace ns3
@@ -274,7 +275,6 @@ TcpLinuxSocket::TcpLinuxSocket(const TcpLinuxSocket& sock)
       m_synSentUs(sock.m_synSentUs),
       m_synRetransmitted(sock.m_synRetransmitted),
       m_delivered(sock.m_delivered),
-      m_deliveredMstampUs(sock.m_deliveredMstampUs),
       m_maxPacketsOut(sock.m_maxPacketsOut),
       m_isCwndLimited(sock.m_isCwndLimited),
       m_cwndUsageSeq(sock.m_cwndUsageSeq),
@@ -304,6 +304,7 @@ TcpLinuxSocket::~TcpLinuxSocket()
     TsqUnfollowHost();
     m_reoEvent.Cancel();
     m_ptoEvent.Cancel();
+    m_paceEvent.Cancel();
 }
 
 void
@@ -393,6 +394,11 @@ TcpLinuxSocket::ValidateCwnd()
 uint32_t
 TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool withAck)
 {
+    if (m_recoveryEntrySend)
+    {
+        m_recoveryEntrySend = false;
+        RecoveryEntryCongControl();
+    }
     bool entryNewData = false;
     if (m_enteringRecovery)
     {
@@ -424,6 +430,14 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     }
     TsqFollowHost();
     GsoBeforeSend(seq);
+    // the packet's departure time is its timestamp (skb_mstamp_ns, __tcp_transmit_skb,
+    // tcp_output.c:1257-1259): now, or later if a send the clock does not hold goes ahead of it
+    if (m_packetStarts)
+    {
+        m_packetStampNs =
+            m_pacing.PacketStarts(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()));
+    }
+    const uint64_t sentUs = m_packetStampNs / 1000; // tcp_skb_timestamp_us
     const bool rtoWasPending = m_retxEvent.IsPending();
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
     if (entryNewData)
@@ -432,7 +446,13 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
         m_tcb->m_nextTxSequence = std::max(m_tcb->m_nextTxSequence.Get(), seq + sent);
     }
     m_pushNext = false;
-    m_lastSendNs = Simulator::Now().GetNanoSeconds();
+    if (sent > 0)
+    {
+        // data_segs_out, then tcp_update_skb_after_send (tcp_output.c:1383-1384, 1416)
+        ++m_dataSegsOut;
+        m_pacing.SegmentSent(sent, Paces(), PacingRateBps(), m_dataSegsOut);
+    }
+    m_lastSendNs = static_cast<int64_t>(m_pacing.GetWstampNs());
     if (sent == 0)
     {
         m_gsoLeft = 0;
@@ -442,7 +462,10 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     auto it = m_segments.find(start);
     if (it == m_segments.end())
     {
-        m_segments.emplace(start, Segment{start + sent, NowUs(), m_delivered, ++m_sendCount});
+        // tcp_rate_skb_sent with packets_out before this segment counts
+        Segment seg{start + sent, sentUs, m_delivered, ++m_sendCount};
+        m_rate.SkbSent(seg.rate, sentUs, static_cast<uint32_t>(m_segments.size()), m_delivered);
+        m_segments.emplace(start, seg);
         // tcp_write_xmit after new data (not for the probe itself): a probe timer, or whatever
         // holds Linux's timer slot stays (ns-3 armed its RTO only if none was pending)
         if (m_tlp && !m_inProbe && !SchedulePto(false) && m_ptoEvent.IsPending() && !rtoWasPending)
@@ -454,8 +477,12 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     {
         // a retransmission: its time and delivered count are renewed (tcp_rate_skb_sent)
         it->second.retransmitted = true;
-        it->second.sentUs = NowUs();
+        it->second.sentUs = sentUs;
         it->second.deliveredAtSend = m_delivered;
+        m_rate.SkbSent(it->second.rate,
+                       sentUs,
+                       static_cast<uint32_t>(m_segments.size()),
+                       m_delivered);
         it->second.sendOrder = ++m_sendCount;
         ++m_totalRetrans; // __tcp_retransmit_skb, a probe's too
         if (!m_inProbe)
@@ -568,21 +595,24 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     bool haveAckt = false;     // a newly acked segment was never retransmitted
     uint64_t firstAckt = 0;    // send time of the lowest newly acked, never retransmitted
     uint64_t lastAckt = 0;     // ... and of the highest
+    bool synAcked = false;     // FLAG_SYN_ACKED
     bool haveSackt = false;    // likewise for newly SACKed segments
     uint64_t firstSackt = 0;
     uint64_t lastSackt = 0;
-    uint64_t latestSentUs = 0;  // the most recently sent segment delivered now
-    uint32_t priorOfLatest = 0; // its tx.delivered (tcp_rate_skb_delivered)
-    bool anyDelivered = false;
+    // the rate sample (tcp_rate.c) starts with what was out before the ACK (tcp_ack,
+    // tcp_input.c:3895, 3943); cong_control runs only if something was (:3997-3998)
+    const uint32_t priorSackedOut = m_sackedOut;
+    m_rate.StartAck(PacketsInFlight());
+    m_rateGenPending = !m_segments.empty();
+    m_rateSampleReady = false;
+    m_lostAtAckStart = m_lostCount;
+    uint32_t ackedSegments = 0;
+    // cumulatively acknowledged segments newly delivered, for tcp_rate_skb_delivered after the
+    // SACKed ones, in Linux's order (tcp_sacktag_write_queue runs before tcp_clean_rtx_queue)
+    std::vector<Segment> rateAcked;
 
-    auto delivered = [&](const Segment& seg) {
+    auto delivered = [&](const Segment&) {
         ++m_delivered; // tcp_count_delivered
-        if (!anyDelivered || seg.sentUs >= latestSentUs)
-        {
-            latestSentUs = seg.sentUs;
-            priorOfLatest = seg.deliveredAtSend;
-        }
-        anyDelivered = true;
     };
 
     // the handshake: the SYN's round trip, unless it was retransmitted (Karn)
@@ -590,11 +620,15 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
         m_synSent)
     {
         acked = true; // FLAG_SYN_ACKED: without a sample (Karn) the timestamp echo gives one
+        synAcked = true;
         if (!m_synRetransmitted)
         {
             haveAckt = true;
             firstAckt = lastAckt = m_synSentUs;
         }
+        // the SYN counts as delivered: tcp_clean_rtx_queue's tcp_count_delivered for the SYN's
+        // skb on the client, tcp_rcv_state_process on the listener (tcp_input.c:3372-3375, 6689)
+        ++m_delivered;
     }
 
     // RACK advances with the segments delivered now (tcp_rack_advance), SACKed ones first as
@@ -653,12 +687,14 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
         else
         {
             delivered(seg);
+            rateAcked.push_back(seg);
             if (m_rack && !spuriousRetransmission(seg))
             {
                 rackAcked.push_back(seg);
             }
         }
         acked = true;
+        ++ackedSegments;
         it = m_segments.erase(it);
     }
 
@@ -700,8 +736,13 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
                     haveSackt = true;
                 }
                 delivered(seg);
+                m_rate.SkbDelivered(seg.rate, seg.sentUs, seg.end, seg.retransmitted, true);
             }
         }
+    }
+    for (Segment& seg : rateAcked)
+    {
+        m_rate.SkbDelivered(seg.rate, seg.sentUs, seg.end, seg.retransmitted, false);
     }
 
     // min_rtt as it was before this ACK (Linux advances RACK before tcp_ack_update_rtt)
@@ -749,11 +790,19 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     NS_LOG_DEBUG("ACK " << ack << ": seq_rtt " << seqRtt << " ca_rtt " << caRtt << " sack_rtt "
                         << sackRtt << " acked " << acked << " delivered " << m_delivered);
     m_ackRttUs = caRtt >= 0 ? static_cast<int32_t>(caRtt) : -1;
-    if (m_delivered != priorDelivered)
-    {
-        m_deliveredMstampUs = now; // tcp_rate_gen
-    }
-    m_ackInFlightBytes = m_tcb->m_segmentSize * (m_delivered - (anyDelivered ? priorOfLatest : 0));
+    // what tcp_ack hands the rate sample: the RTT of the last (S)ACKed segment
+    // (tcp_ack_update_rtt, :3196), and whether the ACK may be a delayed one: one whole segment
+    // of less than an MSS acknowledged alone, never retransmitted, nothing SACKed before or by
+    // it (tcp_clean_rtx_queue, :3427-3441)
+    emusim_rate_sample& rs = m_rate.Sample();
+    rs.rtt_us = m_ackRttUs;
+    rs.is_ack_delayed = haveAckt && !retransAcked && ackedSegments == 1 && priorSackedOut == 0 &&
+                        Before(ack, headBefore + m_tcb->m_segmentSize) &&
+                        rs.prior_delivered + 1 == m_delivered && !dataSacked && !m_ackDsack &&
+                        !synAcked;
+    // pkts_acked's in_flight: mss x (delivered - the rate sample's prior_delivered)
+    // (tcp_clean_rtx_queue, :3487-3493)
+    m_ackInFlightBytes = m_tcb->m_segmentSize * (m_delivered - rs.prior_delivered);
 
     if (seqRtt < 0)
     {
@@ -973,11 +1022,16 @@ TcpLinuxSocket::FillLinuxState(emusim_tcp_state& state) const
     state.max_packets_out = m_maxPacketsOut;
     state.is_cwnd_limited = m_isCwndLimited;
     state.delivered = m_delivered;
-    state.delivered_mstamp = m_deliveredMstampUs;
+    state.delivered_mstamp = m_rate.GetDeliveredMstampUs();
+    state.lost = m_lostCount;
+    state.app_limited = m_rate.GetAppLimited();
+    state.tcp_wstamp_ns = m_pacing.GetWstampNs();
+    // sk_max_pacing_rate is ~0UL until SO_MAX_PACING_RATE sets it (sock_init_data,
+    // net/core/sock.c); the blast client sets none
+    state.max_pacing_rate = std::numeric_limits<uint64_t>::max();
     state.srtt_us = m_linuxRtt->GetSrttUsX8();
     state.min_rtt_us = m_minRttUs;
     state.lsndtime = m_lsndtimeJiffies;
-    state.app_limited = 0;
     state.saw_tstamp = m_timestampEnabled ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #define EMUSIM_TCP_LINUX_SOCKET_H
 
 #include "tcp-linux-congestion.h"
+#include "tcp-linux-rate.h"
 #include "tcp-linux-recovery.h"
 
 #include "ns3/event-id.h"
@@ -290,6 +291,40 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   sends new data instead of retransmissions, if there is some the peer's window takes (2.b;
  *   tcp_xmit_recovery, :3851-3866). ns-3 then sends what room is left in the window from its
  *   lost segments, where Linux sends nothing more on that ACK.
+ * - **The delivery-rate sampler** (TcpLinuxRateSampler, tcp_rate.c) for a congestion control
+ *   with cong_control: each segment keeps its rate record when it is sent, each ACK's newly
+ *   delivered segments (SACKed ones first, as tcp_sacktag_write_queue runs before
+ *   tcp_clean_rtx_queue) choose the sample's start, and the sample is made once the ACK's
+ *   losses are marked (tcp_rate_gen). Every application write checks for a gap in the send
+ *   (tcp_rate_check_app_limited, net/ipv4/tcp.c:1268); the host's queues count as empty
+ *   unless TCP small queues follow them. The SYN counts as delivered (tcp_count_delivered in
+ *   tcp_clean_rtx_queue, tcp_input.c:3372-3375; :6689 on the listener), so tp->delivered is
+ *   the kernel's. rs.losses is tp->lost's growth over the ACK: segments RACK marks lost, a
+ *   retransmission lost again included (tcp_mark_skb_lost, tcp_notify_skb_loss_event,
+ *   tcp_input.c:1100-1128); without RACK, the segments ns-3's scoreboard newly marks.
+ * - **cong_control** (tcp_cong_control, tcp_input.c:3573-3581): the module's own window and
+ *   pacing rate replace cong_avoid and PRR on every ACK that finds data out (:3997-3998),
+ *   after the ACK's losses are found and its state changed (tcp_fastretrans_alert) and before
+ *   what tcp_xmit_recovery sends (:4030-4035). TcpSocketBase calls it after ProcessAck; on an
+ *   ACK that starts a recovery, TcpSocketBase::EnterRecovery sends its first segment inside
+ *   ProcessAck, so the socket calls it there, before that send. At a recovery's end
+ *   tcp_end_cwnd_reduction leaves such a module's window alone (:2709-2714) where
+ *   TcpSocketBase sets cwnd to ssthresh, and a probe that repaired a loss reduces nothing
+ *   (tcp_process_tlp_ack, :3811-3817).
+ * - **The pacing clock** (TcpLinuxPacingClock): every packet's departure time and timestamp is
+ *   tcp_wstamp_ns, advanced after it by its length at sk_pacing_rate when the module paces
+ *   (__tcp_transmit_skb, tcp_update_skb_after_send, tcp_output.c:1202-1259); the RTT, RACK and
+ *   rate samples take that timestamp. With SK_PACING_NEEDED (the module's; the emulation has
+ *   no fq qdisc) no packet leaves while the clock is ahead: the window is 0 and a timer at
+ *   tcp_wstamp_ns sends again (tcp_pacing_check, tcp_pace_kick); the segments of one GSO
+ *   packet leave together, and the clock advances by the packet. A timeout's retransmission is
+ *   not paced (tcp_retransmit_timer calls tcp_retransmit_skb directly), a probe of new data is
+ *   (tcp_write_xmit). TcpSocketBase::EnterRecovery's first retransmission goes at once where
+ *   Linux's tcp_xmit_retransmit_queue waits for the clock (:3386-3387): at most one packet's
+ *   time early. The TSO deferral's "within 1 ms of the last send" reads the clock
+ *   (tcp_tso_should_defer, :2204); TCP small queues' limit is not capped while the module
+ *   paces (tcp_small_queue_check, :2535-2537); a module's min_tso_segs sizes GSO packets
+ *   (tcp_tso_segs, :2003-2005).
  */
 class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
 {
@@ -332,6 +367,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     void LastAckSample(int32_t& rttUs, uint32_t& inFlightBytes) const override;
     uint32_t LastAckDelivered() const override;
     bool AckRestartsRecovery() const override;
+    bool TakeRateSample(emusim_rate_sample& rs) override;
+    void SetAppLimited(uint32_t appLimited) override;
     void LastAckForRecovery(uint32_t& newlyAckedSacked,
                             uint32_t& newlyLost,
                             bool& sndUnaAdvanced,
@@ -430,6 +467,13 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint16_t AdvertisedWindowSize(bool scale = true) const override;
     /// TcpSocketBase's, or 0 while TCP small queues hold the socket back.
     uint32_t AvailableWindow() const override;
+    /**
+     * @brief An application write: tcp_rate_check_app_limited first (net/ipv4/tcp.c:1268).
+     * @param p the data
+     * @param flags the send flags
+     * @return TcpSocketBase::Send's
+     */
+    int Send(Ptr<Packet> p, uint32_t flags) override;
     /// ns-3's RTT history is not kept: the samples come from the segments' send times.
     void UpdateRttHistory(const SequenceNumber32& seq, uint32_t sz, bool isRetransmission) override;
     void ProcessAck(const SequenceNumber32& ackNumber,
@@ -451,6 +495,7 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
         uint64_t sendOrder{0};     //!< the socket's count of sends when it was last sent
         bool retransmitted{false}; //!< TCPCB_RETRANS
         bool sacked{false};        //!< TCPCB_SACKED_ACKED
+        TcpLinuxTxRate rate{};     //!< tcp_rate_skb_sent's record (TCP_SKB_CB(skb)->tx)
     };
 
     /**
@@ -607,6 +652,53 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
 
     /// @return tcp_small_queue_check: whether TCP small queues hold the next segment back
     bool TsqHeld() const;
+    /// @return whether the module asked TCP to pace (sk_pacing_status == SK_PACING_NEEDED)
+    bool PacesInternally() const;
+    /// @return sk_pacing_status != SK_PACING_NONE: the module paces, or ns-3's pacing is on
+    bool Paces() const;
+    /// @return tcp_pacing_check: whether the pacing clock holds the next packet back (the
+    /// pacing timer is then armed)
+    bool PacingHolds() const;
+    /// tcp_rate_check_app_limited at an application write.
+    void CheckAppLimited();
+    /// tcp_rate_gen for the ACK being processed, once.
+    void RateGen();
+    /// The ACK starts a recovery: its sample, and a module's cong_control, before
+    /// TcpSocketBase::EnterRecovery's first send.
+    void RecoveryEntryCongControl();
+    /**
+     * @brief TcpSocketBase::ProcessAck; at a recovery's end, a module with cong_control keeps
+     * its window (tcp_end_cwnd_reduction).
+     * @param ackNumber the ACK's number
+     * @param scoreboardUpdated whether it brought SACK information
+     * @param currentDelivered bytes it delivered
+     * @param oldHeadSequence snd_una before it
+     * @param receivedData whether it carried data
+     */
+    void BaseProcessAck(const SequenceNumber32& ackNumber,
+                        bool scoreboardUpdated,
+                        uint32_t currentDelivered,
+                        const SequenceNumber32& oldHeadSequence,
+                        bool receivedData);
+    /**
+     * @brief ProcessAck before the ACK's rate sample (RateGen).
+     * @param ackNumber the ACK's number
+     * @param scoreboardUpdated whether it brought SACK information
+     * @param currentDelivered bytes it delivered
+     * @param oldHeadSequence snd_una before it
+     * @param receivedData whether it carried data
+     */
+    void ProcessLinuxAck(const SequenceNumber32& ackNumber,
+                         bool scoreboardUpdated,
+                         uint32_t currentDelivered,
+                         const SequenceNumber32& oldHeadSequence,
+                         bool receivedData);
+    /**
+     * @brief ReceivedAck with the D-SACK block set aside (CheckDsack).
+     * @param packet the segment's payload
+     * @param tcpHeader its header
+     */
+    void ReceivedAckWithoutDsack(Ptr<Packet> packet, const TcpHeader& tcpHeader);
     /// Follow the host's devices and queue discs, once, for TCP small queues.
     void TsqFollowHost();
     /// Stop following them.
@@ -677,7 +769,6 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     uint64_t m_synSentUs{0};                //!< when it was last sent, µs
     bool m_synRetransmitted{false};         //!< whether it was sent more than once
     uint32_t m_delivered{0};                //!< tcp_sock.delivered
-    uint64_t m_deliveredMstampUs{0};        //!< tcp_sock.delivered_mstamp
     uint32_t m_maxPacketsOut{0};            //!< tcp_sock.max_packets_out
     bool m_isCwndLimited{false};            //!< tcp_sock.is_cwnd_limited
     uint32_t m_cwndUsageSeq{0};             //!< tcp_sock.cwnd_usage_seq
@@ -745,7 +836,19 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     int64_t m_gsoAtNs{-1};             //!< when it began, ns
     bool m_pushNext{false};            //!< the segment being sent carries PSH
     uint32_t m_pushedSegments{0};      //!< data segments sent with PSH
-    int64_t m_lastSendNs{-1};          //!< tcp_wstamp_ns: the last segment's send, ns
+    int64_t m_lastSendNs{-1};          //!< tcp_wstamp_ns after the last send, ns (-1: none)
+    TcpLinuxPacingClock m_pacing;      //!< tcp_wstamp_ns
+    bool m_packetStarts{true};         //!< the segment being sent starts a packet (skb)
+    uint64_t m_packetStampNs{0};       //!< that packet's departure time (skb_mstamp_ns)
+    uint32_t m_dataSegsOut{0};         //!< tcp_sock.data_segs_out
+    mutable EventId m_paceEvent;       //!< the pacing timer (tcp_pace_kick)
+    bool m_rtoSending{false};          //!< in ReTxTimeout: its retransmission is not paced
+    TcpLinuxRateSampler m_rate;        //!< tcp_rate.c's state, and the ACK's sample
+    bool m_rateGenPending{false};      //!< the ACK's tcp_rate_gen is still to come
+    bool m_rateSampleReady{false};     //!< its sample is made and cong_control has not had it
+    bool m_recoveryEntrySend{false};   //!< the next send is EnterRecovery's first
+    uint32_t m_lostCount{0};           //!< tcp_sock.lost: segments marked lost, ever
+    uint32_t m_lostAtAckStart{0};      //!< tcp_sock.lost when the ACK came
     mutable bool m_deferCwndLimited{false}; //!< a deferral found the window the limit
     mutable uint32_t m_tsoDeferrals{0};     //!< times new data waited for the next ACK
     bool m_tsqFollowing{false};        //!< the host's devices and queue discs are followed

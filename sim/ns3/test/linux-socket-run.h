@@ -126,8 +126,8 @@ class AckBlackout : public ErrorModel
     }
 };
 
-/// A Linux 6.1 sender and receiver (TcpLinuxSocket, Linux's reno, Linux's PRR) on a
-/// 100 Mb/s link of 20 ms each way (min_rtt / 4 then spans jiffies).
+/// A Linux 6.1 sender and receiver (TcpLinuxSocket, Linux's reno or another module, Linux's
+/// PRR) on a 100 Mb/s link of 20 ms each way (min_rtt / 4 then spans jiffies).
 struct RackRun
 {
     struct Sent
@@ -162,6 +162,7 @@ struct RackRun
     bool timestamps{true};         //!< the timestamp option on both ends
     bool smallQueues{false};       //!< TCP small queues on the sender
     bool gsoPush{false};           //!< PSH on every GSO packet (GsoPush)
+    std::string algorithm{"reno"}; //!< the Linux congestion control the sender runs
     std::function<void(NodeContainer&)> onSocket; //!< called once the socket exists
     std::vector<std::pair<Time, uint32_t>> cwnd;     //!< the window's changes, bytes
     std::vector<std::pair<Time, uint32_t>> ssthresh; //!< the threshold's changes, bytes
@@ -295,7 +296,7 @@ struct RackRun
     {
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpLinuxCongestion::GetTypeId()));
-        Config::SetDefault("ns3::TcpLinuxCongestion::Algorithm", StringValue("reno"));
+        Config::SetDefault("ns3::TcpLinuxCongestion::Algorithm", StringValue(algorithm));
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                            TypeIdValue(TcpLinuxPrrRecovery::GetTypeId()));
         Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(MSS));

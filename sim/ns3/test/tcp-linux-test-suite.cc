@@ -258,6 +258,15 @@ class FixedFacts : public TcpLinuxFacts
     {
         return restarts;
     }
+
+    bool TakeRateSample(emusim_rate_sample& /* rs */) override
+    {
+        return false; // no cong_control here
+    }
+
+    void SetAppLimited(uint32_t /* appLimited */) override
+    {
+    }
 };
 
 /**
