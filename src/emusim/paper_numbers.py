@@ -444,21 +444,35 @@ def where(places: set[str], kvm: bool) -> str:
 def variant_registry_numbers(variants: Mapping[str, object]) -> Numbers:
     """How many TCP variants the registry (config/tcp_variants.yaml) has, and on which side:
     both (of which Linux's own module in ns-3, ``ns3: linux``), ns-3's own models of Linux
-    variants (``models``), ns-3 only and Linux only."""
+    variants (``models``), ns-3 only and Linux only. The two phrases read right when a group
+    is empty (every algorithm on both sides as Linux's code, nothing on one side only)."""
     ns3 = {n for n, v in variants.items() if getattr(v, "ns3", None) is not None}
     linux = {n for n, v in variants.items() if getattr(v, "linux", None) is not None}
     models = {n for n, v in variants.items() if getattr(v, "models", None) is not None}
     code = {n for n in ns3 if getattr(variants[n].ns3, "linux_code", False)}
+    ns3_class = sorted((ns3 & linux) - code)
+    ns3_only, linux_only = sorted(ns3 - linux - models), sorted(linux - ns3)
+    same_code = (
+        "as Linux's own module, compiled into ns-3 from Debian's kernel source, so that both "
+        "backends run the same code"
+    )
+    if not ns3_class:
+        both_how = f"{'all' if code else 'none'} of them {same_code}"
+    else:
+        both_how = (
+            f"{len(code)} of them {same_code}, and the rest ({', '.join(ns3_class)}) as "
+            "ns-3's own class, where the shim does not carry the module"
+        )
+    one_side = [f"{len(ns3_only)} only ns-3 has ({', '.join(ns3_only)})"] if ns3_only else []
+    if linux_only:
+        one_side.append(f"{len(linux_only)} only Linux ({', '.join(linux_only)})")
     return {
         "VariantsRegistered": integer(len(variants)),
         "VariantsBoth": integer(len(ns3 & linux)),
         "VariantsLinuxCode": integer(len(code)),
-        "VariantsBothNsThreeClassNames": text(", ".join(sorted((ns3 & linux) - code))),
+        "VariantsBothHow": text(both_how),
         "VariantsNsThreeModels": integer(len(models)),
-        "VariantsNsThreeOnly": integer(len(ns3 - linux - models)),
-        "VariantsLinuxOnly": integer(len(linux - ns3)),
-        "VariantsNsThreeOnlyNames": text(", ".join(sorted(ns3 - linux - models))),
-        "VariantsLinuxOnlyNames": text(", ".join(sorted(linux - ns3))),
+        "VariantsOneSide": text(" and ".join(one_side) or "none is on one side only"),
     }
 
 

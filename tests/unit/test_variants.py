@@ -235,3 +235,27 @@ def test_the_impaired_link_needs_a_second_router_and_no_path_delay(tmp_path):
     path = _lossy(tmp_path, topology={"use": "lossy-link", "delay": 72})
     with pytest.raises(ScenarioError, match=r"topology\.delay.*72"):
         sc.load(path, "paper")
+
+
+def test_the_papers_registry_sentence_reads_right_when_a_group_is_empty():
+    """The paper's variant paragraph (paper_numbers.variant_registry_numbers): with every
+    shared algorithm as Linux's code and nothing on one side only, no macro is n/a."""
+    from types import SimpleNamespace as V
+
+    from emusim.paper_numbers import variant_registry_numbers
+
+    code, klass = V(linux_code=True), V(linux_code=False)
+    every = {"reno": V(ns3=code, linux=1, models=None), "bbr": V(ns3=code, linux=1, models=None)}
+    numbers = variant_registry_numbers(every)
+    assert numbers["VariantsBothHow"].startswith("all of them as Linux")
+    assert numbers["VariantsOneSide"] == "none is on one side only"
+    assert "n/a" not in numbers.values()
+    mixed = every | {
+        "vegas": V(ns3=klass, linux=1, models=None),
+        "fast": V(ns3=klass, linux=None, models=None),
+        "cdg": V(ns3=None, linux=1, models=None),
+    }
+    numbers = variant_registry_numbers(mixed)
+    assert numbers["VariantsBothHow"].startswith("2 of them")
+    assert "the rest (vegas)" in numbers["VariantsBothHow"]
+    assert numbers["VariantsOneSide"] == "1 only ns-3 has (fast) and 1 only Linux (cdg)"
