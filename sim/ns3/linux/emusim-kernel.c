@@ -69,7 +69,7 @@ void tcp_enter_cwr(struct sock *sk)
 	abort();
 }
 
-/* ---- net/ipv4/tcp_cong.c: registration and the Reno helpers ---- */
+/* ---- net/ipv4/tcp_cong.c: registration ---- */
 
 #define EMUSIM_MAX_ALGORITHMS 32
 
@@ -86,8 +86,9 @@ static struct tcp_congestion_ops *find_algorithm(const char *name)
 	return NULL;
 }
 
-/* tcp_validate_congestion_control (tcp_cong.c:77-88): ssthresh, undo_cwnd and one of
- * cong_avoid or cong_control are required; names are unique (tcp_register...:96-116). */
+/* tcp_register_congestion_control (tcp_cong.c:82-107): ssthresh, undo_cwnd and one of
+ * cong_avoid or cong_control are required (:86-91); names are unique (the kernel compares a
+ * hash of the name, :93-99). */
 int tcp_register_congestion_control(struct tcp_congestion_ops *ca)
 {
 	if (!ca->ssthresh || !ca->undo_cwnd || !(ca->cong_avoid || ca->cong_control)) {
@@ -113,78 +114,12 @@ void emusim_module_loaded(const char *module, int init_result)
 		fprintf(stderr, "linux-cc: module %s: init returned %d\n", module, init_result);
 }
 
-/* tcp_slow_start (tcp_cong.c:406-414): cwnd grows by the segments acknowledged, up to
- * ssthresh; what is left over is returned for congestion avoidance. */
-u32 tcp_slow_start(struct tcp_sock *tp, u32 acked)
-{
-	u32 target = min(tcp_snd_cwnd(tp) + acked, tp->snd_ssthresh);
-	u32 used = target - tcp_snd_cwnd(tp);
-
-	tcp_snd_cwnd_set(tp, min(target, tp->snd_cwnd_clamp));
-	return acked - used;
-}
-
-/* tcp_cong_avoid_ai (tcp_cong.c:420-436): one segment per w acknowledged; credit gathered at
- * a larger w is spent first, one segment at a time. */
-void tcp_cong_avoid_ai(struct tcp_sock *tp, u32 w, u32 acked)
-{
-	if (tp->snd_cwnd_cnt >= w) {
-		tp->snd_cwnd_cnt = 0;
-		tcp_snd_cwnd_set(tp, tcp_snd_cwnd(tp) + 1);
-	}
-	tp->snd_cwnd_cnt += acked;
-	if (tp->snd_cwnd_cnt >= w) {
-		u32 increments = tp->snd_cwnd_cnt / w;
-
-		tp->snd_cwnd_cnt -= increments * w;
-		tcp_snd_cwnd_set(tp, tcp_snd_cwnd(tp) + increments);
-	}
-	tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp), tp->snd_cwnd_clamp));
-}
-
-/* tcp_reno_cong_avoid (tcp_cong.c:446-461) */
-void tcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-
-	(void)ack;
-	if (!tcp_is_cwnd_limited(sk))
-		return;
-	if (tcp_in_slow_start(tp)) {
-		acked = tcp_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
-	tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
-}
-
-/* tcp_reno_ssthresh (tcp_cong.c:465-470): half of cwnd, at least 2 */
-u32 tcp_reno_ssthresh(struct sock *sk)
-{
-	return max(tcp_snd_cwnd(tcp_sk(sk)) >> 1U, 2U);
-}
-
-/* tcp_reno_undo_cwnd (tcp_cong.c:473-478) */
-u32 tcp_reno_undo_cwnd(struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
-}
-
-/* Reno is part of tcp_cong.c, always built in (tcp_cong.c:481-488) */
-static struct tcp_congestion_ops emusim_tcp_reno = {
-	.flags = TCP_CONG_NON_RESTRICTED,
-	.name = "reno",
-	.ssthresh = tcp_reno_ssthresh,
-	.cong_avoid = tcp_reno_cong_avoid,
-	.undo_cwnd = tcp_reno_undo_cwnd,
-};
-
-/* registered before any module, as the kernel registers it at boot (tcp_cong.c) */
+/* Reno, tcp_cong.c's own (compiled from the package: emusim/tcp_cong_reno.c), is always built
+ * in and registered before any module, as the kernel registers it at boot
+ * (tcp_init, net/ipv4/tcp.c:4917) */
 static void __attribute__((constructor(101))) emusim_register_reno(void)
 {
-	tcp_register_congestion_control(&emusim_tcp_reno);
+	tcp_register_congestion_control(&tcp_reno);
 }
 
 /* ---- module parameters: kernel/params.c ---- */
