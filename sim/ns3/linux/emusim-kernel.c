@@ -21,6 +21,7 @@ u64 emusim_now_ns;
 struct emusim_cc {
 	struct tcp_sock tp;
 	struct emusim_cc_host host;
+	bool cwr_requested; /* the hook running now called tcp_enter_cwr */
 };
 
 static struct emusim_cc *current_cc;
@@ -59,14 +60,35 @@ void __tcp_send_ack(struct sock *sk, u32 rcv_nxt)
 		current_cc->host.send_ack(current_cc->host.context);
 }
 
-/* A congestion control that starts a CWR episode itself (tcp_cdg's backoff) needs the
- * socket's tcp_enter_cwr (tcp_input.c); ns-3's TcpSocketBase enters CWR only on ECN. No module
- * the build compiles calls it; one that did would stop here rather than run something else. */
+/*
+ * tcp_enter_cwr (tcp_input.c:2726-2736), which tcp_cdg's backoff calls from its cong_avoid: a
+ * window reduction the congestion control starts itself. From Open or Disorder the reduction
+ * starts as tcp_init_cwnd_reduction starts it (:2669-2680): the window is kept as prior_cwnd,
+ * the increase count cleared and the threshold is the module's own ssthresh; then the state
+ * becomes CWR through tcp_set_ca_state, the module's set_state first (tcp_cong.c:37-46). A
+ * reduction under way (CWR, Recovery, Loss) is left as it is. What the socket keeps (high_seq,
+ * PRR's counts, tlp_high_seq, the undo marker and prior_ssthresh, which every call clears) is
+ * the connection owner's: the call is reported back in the state (cwr_requested) and
+ * TcpLinuxSocket carries it out when the hook returns (docs/linux-cc.md, "CWR").
+ */
 void tcp_enter_cwr(struct sock *sk)
 {
-	(void)sk;
-	emusim_kernel_warn(__FILE__, __LINE__, "tcp_enter_cwr: not carried by the shim");
-	abort();
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct inet_connection_sock *icsk = inet_csk(sk);
+
+	if (!current_cc) {
+		emusim_kernel_warn(__FILE__, __LINE__, "tcp_enter_cwr outside a connection's hook");
+		return;
+	}
+	current_cc->cwr_requested = true;
+	if (icsk->icsk_ca_state >= TCP_CA_CWR)
+		return;
+	tp->snd_cwnd_cnt = 0;
+	tp->prior_cwnd = tcp_snd_cwnd(tp);
+	tp->snd_ssthresh = icsk->icsk_ca_ops->ssthresh(sk);
+	if (icsk->icsk_ca_ops->set_state)
+		icsk->icsk_ca_ops->set_state(sk, TCP_CA_CWR);
+	icsk->icsk_ca_state = TCP_CA_CWR;
 }
 
 /* ---- net/ipv4/tcp_cong.c: registration ---- */
@@ -366,6 +388,7 @@ static struct sock *load(struct emusim_cc *cc, const struct emusim_tcp_state *s)
 	struct sock *sk = &tp->inet_conn.icsk_sk;
 
 	current_cc = cc;
+	cc->cwr_requested = false;
 	emusim_now_ns = s->now_ns;
 	tp->tcp_mstamp = s->now_ns / NSEC_PER_USEC;
 	tp->tcp_clock_cache = s->now_ns;
@@ -425,6 +448,7 @@ static void store(struct emusim_cc *cc, struct emusim_tcp_state *s)
 	s->pacing_rate = sk->sk_pacing_rate;
 	s->pacing_status = sk->sk_pacing_status;
 	s->tos_ecn = sk->tos;
+	s->cwr_requested = cc->cwr_requested;
 	current_cc = NULL;
 }
 

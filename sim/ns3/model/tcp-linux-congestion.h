@@ -68,6 +68,26 @@ class TcpLinuxFacts
 };
 
 /**
+ * @brief What a socket does when a module starts a window reduction itself: Linux's
+ * tcp_enter_cwr (net/ipv4/tcp_input.c:2726-2736), which tcp_cdg's backoff calls from its
+ * cong_avoid. The module's side (its ssthresh, prior_cwnd, snd_cwnd_cnt, set_state(CWR)) has
+ * run in the hook (sim/ns3/linux/emusim-kernel.c); the socket's is what tcp_sock keeps beyond
+ * the module's view: the CWR state, high_seq, PRR's counts, tlp_high_seq, the undo marker and
+ * prior_ssthresh. TcpLinuxSocket carries it out (docs/linux-cc.md, "CWR").
+ */
+class TcpLinuxCwr
+{
+  public:
+    virtual ~TcpLinuxCwr() = default;
+
+    /**
+     * @brief The socket's side of tcp_enter_cwr, after the hook that called it returned.
+     * @param priorCwnd the window when the module called it, segments (tp->prior_cwnd)
+     */
+    virtual void EnterLinuxCwr(uint32_t priorCwnd) = 0;
+};
+
+/**
  * @ingroup congestionOps
  *
  * @brief A Linux 6.1 congestion-control module (Algorithm: "cubic", "westwood", ...) run by
@@ -88,6 +108,10 @@ class TcpLinuxFacts
  * - CongestionStateSet: `set_state` before the state changes (tcp_set_ca_state).
  * - CwndEvent: `cwnd_event`; ns-3's DELAYED_ACK and NON_DELAYED_ACK events do not exist in
  *   Linux 6.1 and are not passed on.
+ * - A module that calls tcp_enter_cwr in a hook (cdg) has the socket enter CWR when the hook
+ *   returns (TcpLinuxCwr); on a socket that cannot (ns-3's own), the run stops with an error.
+ * - The destructor runs the module's `release` (tcp_cleanup_congestion_control, tcp_cong.c:
+ *   221-228: cdg frees its gradient window) if its `init` ran.
  *
  * Windows are segments in Linux and bytes in ns-3: the module sees cwnd = max(1, cWnd / MSS)
  * and ssthresh = ssThresh / MSS (an ns-3 threshold of 2^32-1 bytes is Linux's infinite
@@ -157,6 +181,12 @@ class TcpLinuxCongestion : public TcpCongestionOps
     void SetFacts(const TcpLinuxFacts* facts);
 
     /**
+     * @brief The socket that enters CWR for the module (see TcpLinuxCwr).
+     * @param socket the socket, or nullptr
+     */
+    void SetCwr(TcpLinuxCwr* socket);
+
+    /**
      * @brief The algorithms the modules registered, in registration order ("reno" first).
      * @return their names
      */
@@ -224,6 +254,7 @@ class TcpLinuxCongestion : public TcpCongestionOps
     emusim_cc* m_cc{nullptr};              //!< the module's socket and private area
     emusim_tcp_state m_state{};            //!< the connection as the module last saw it
     const TcpLinuxFacts* m_facts{nullptr}; //!< the socket's facts, if it keeps them
+    TcpLinuxCwr* m_cwr{nullptr};           //!< the socket that enters CWR, if it can
     Ptr<UniformRandomVariable> m_random;   //!< get_random_u32's source
     bool m_started{false};                 //!< whether the module's init ran
     uint32_t m_peerTsOffset{0};            //!< the peer's random timestamp offset

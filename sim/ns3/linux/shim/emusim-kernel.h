@@ -52,6 +52,8 @@ typedef unsigned int gfp_t;
 #define U32_C(x) x##U
 #define ULL(x) x##ULL
 #define GFP_KERNEL 0u
+#define GFP_NOWAIT 0u
+#define __GFP_NOWARN 0u
 #define EINVAL 22
 #define EPERM 1
 #define ERANGE 34
