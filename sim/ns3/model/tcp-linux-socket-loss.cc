@@ -400,6 +400,20 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
     {
         KeepOpen(); // tcp_fastretrans_alert, :3091-3092 (Open and Disorder stay: :3120)
     }
+    if (m_tcb->m_congState == TcpSocketState::CA_RECOVERY && ackNumber == oldHeadSequence &&
+        !Before(ackNumber.GetValue(), m_recover.GetValue()))
+    {
+        // a recovery begun within a CWR episode whose high_seq snd_una had reached (the segment
+        // lost is the first beyond it): Linux ends it on the next ACK, whatever that ACK
+        // acknowledges (tcp_fastretrans_alert, tcp_input.c:3051-3056, 3064-3069: Open in
+        // tcp_try_undo_recovery, :2613-2615, then tcp_end_cwnd_reduction, :2709-2723), and
+        // starts the next if a loss is still marked (below); TcpSocketBase ends a recovery only
+        // on an ACK that advances snd_una
+        SetCaState(TcpSocketState::CA_OPEN);
+        m_tcb->m_cWnd = m_tcb->m_ssThresh.Get();
+        m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+        m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
+    }
     bool rexmitNew = false;
     if (m_tcb->m_congState == TcpSocketState::CA_LOSS)
     {
@@ -677,6 +691,13 @@ TcpLinuxSocket::SetCaState(TcpSocketState::TcpCongState_t state)
 {
     m_congestionControl->CongestionStateSet(m_tcb, state);
     m_tcb->m_congState = state;
+    if (state == TcpSocketState::CA_OPEN)
+    {
+        // TcpSocketBase counts duplicate ACKs outside Recovery and Loss (DupAck: in CWR too)
+        // and takes Open to have none (it asserts so on the next), as where it ends a recovery
+        // itself; Linux counts none with SACK
+        m_dupAckCount = 0;
+    }
 }
 
 void
@@ -1183,6 +1204,7 @@ TcpLinuxSocket::ProcessTlpAck(uint32_t ack, bool pureDuplicate)
         // tcp_end_cwnd_reduction), then tcp_try_keep_open
         m_tlpHighSeq = 0;
         ++m_tlpRecoveries;
+        const bool inCwr = m_tcb->m_congState == TcpSocketState::CA_CWR;
         m_tcb->m_ssThresh = m_congestionControl->GetSsThresh(m_tcb, BytesInFlight());
         m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_CWR);
         m_tcb->m_congState = TcpSocketState::CA_CWR;
@@ -1194,6 +1216,10 @@ TcpLinuxSocket::ProcessTlpAck(uint32_t ack, bool pureDuplicate)
         const auto open = leftOut ? TcpSocketState::CA_DISORDER : TcpSocketState::CA_OPEN;
         m_congestionControl->CongestionStateSet(m_tcb, open);
         m_tcb->m_congState = open;
+        if (inCwr || open == TcpSocketState::CA_OPEN)
+        {
+            m_dupAckCount = 0; // as SetCaState, and none counted in CWR's episode (cdg's)
+        }
         return;
     }
     if (pureDuplicate)
