@@ -63,7 +63,7 @@ void __tcp_send_ack(struct sock *sk, u32 rcv_nxt)
 /*
  * tcp_enter_cwr (tcp_input.c:2726-2736), which tcp_cdg's backoff calls from its cong_avoid: a
  * window reduction the congestion control starts itself. From Open or Disorder the reduction
- * starts as tcp_init_cwnd_reduction starts it (:2669-2680): the window is kept as prior_cwnd,
+ * starts as tcp_init_cwnd_reduction starts it (:2669-2681): the window is kept as prior_cwnd,
  * the increase count cleared and the threshold is the module's own ssthresh; then the state
  * becomes CWR through tcp_set_ca_state, the module's set_state first (tcp_cong.c:37-46). A
  * reduction under way (CWR, Recovery, Loss) is left as it is. What the socket keeps (high_seq,

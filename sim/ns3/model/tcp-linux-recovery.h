@@ -38,7 +38,7 @@ class TcpLinuxAckFacts
     /**
      * @brief Whether the ACK being processed came in CWR, where the socket reduces the window
      * itself after Linux's checks for the episode's end and for losses (tcp_fastretrans_alert
-     * before tcp_cong_control, tcp_input.c:4018-4064): TcpSocketBase's own call of DoRecovery
+     * before tcp_cong_control, tcp_input.c:4019-4034): TcpSocketBase's own call of DoRecovery
      * in CWR is then not the reduction.
      * @return true if the socket reduces the window for this ACK
      */
@@ -102,7 +102,7 @@ class TcpLinuxPrrRecovery : public TcpRecoveryOps
     Ptr<TcpRecoveryOps> Fork() override;
 
     /**
-     * @brief tcp_init_cwnd_reduction's counts (tcp_input.c:2669-2680): the window before the
+     * @brief tcp_init_cwnd_reduction's counts (tcp_input.c:2669-2681): the window before the
      * reduction, and prr_delivered = prr_out = 0.
      * @param priorCwnd the window, segments
      */

@@ -183,7 +183,7 @@ TcpLinuxSocket::EnterLinuxRecovery(uint32_t currentDelivered)
 {
     if (m_tcb->m_congState == TcpSocketState::CA_CWR)
     {
-        // tcp_enter_recovery within a reduction (tcp_input.c:2893-2899): no new one (the
+        // tcp_enter_recovery within a reduction (tcp_input.c:2894-2899): no new one (the
         // threshold, high_seq and PRR's counts stay); the state Recovery, with undo set up
         // (CongStateChanged); the reduction for this ACK follows as tcp_cong_control's
         // (:3584-3585), and SendPendingData sends what the window allows (tcp_xmit_recovery)
@@ -287,7 +287,7 @@ TcpLinuxSocket::EnterLinuxCwr(uint32_t priorCwnd)
                                                   "ns3::TcpLinuxPrrRecovery's; RecoveryType is "
                                                << m_recoveryOps->GetName());
     m_undoMarker = false;
-    // tcp_init_cwnd_reduction, :2669-2680 (the module's side ran in its hook: ssthresh,
+    // tcp_init_cwnd_reduction, :2669-2681 (the module's side ran in its hook: ssthresh,
     // prior_cwnd, snd_cwnd_cnt, set_state): high_seq = snd_nxt, no probe episode, PRR from zero
     m_recover = m_tcb->m_highTxMark;
     m_tlpHighSeq = 0;
@@ -316,7 +316,7 @@ TcpLinuxSocket::EndCwr()
 void
 TcpLinuxSocket::CwrAck(bool advanced, uint32_t currentDelivered)
 {
-    // tcp_fastretrans_alert in CWR (tcp_input.c:3051-3062): the episode ends at an ACK beyond
+    // tcp_fastretrans_alert in CWR (tcp_input.c:3061-3070): the episode ends at an ACK beyond
     // high_seq, which the peer sends once it has seen the CWR flag. A probe's episode
     // (ProcessTlpAck) may have ended it already.
     if (m_tcb->m_congState != TcpSocketState::CA_CWR)
@@ -327,15 +327,15 @@ TcpLinuxSocket::CwrAck(bool advanced, uint32_t currentDelivered)
     {
         EndCwr();
     }
-    // then what is marked lost starts recovery (tcp_time_to_recover, :3127-3140), else
-    // tcp_try_to_open (:3128-3130)
+    // then what is marked lost starts recovery (tcp_time_to_recover, :3122-3140), else
+    // tcp_try_to_open (:3123-3125)
     if (m_txBuffer->GetLost() > 0 && !m_segments.empty())
     {
         EnterLinuxRecovery(currentDelivered);
         return;
     }
     KeepOpen();
-    // tcp_cong_control, :3573-3588: in CWR the reduction, out of it growth on an ACK of data
+    // tcp_cong_control, :3573-3591: in CWR the reduction, out of it growth on an ACK of data
     if (m_tcb->m_congState == TcpSocketState::CA_CWR)
     {
         DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps)->CwndReduction(m_tcb, currentDelivered);
@@ -389,10 +389,14 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
         !Before(ackNumber.GetValue(), m_recover.GetValue()) && MayUndo())
     {
         // tcp_try_undo_recovery at the recovery's end (tcp_input.c:2589-2617): TcpSocketBase
-        // then takes the ACK in Open, as tcp_cong_control does after the undo
+        // then takes the ACK in Open, as tcp_cong_control does after the undo. The reduction
+        // ends after it as after any recovery (tcp_fastretrans_alert, :3075-3077); with the
+        // undo marker cleared tcp_end_cwnd_reduction leaves the window and only tells the
+        // module (:2709-2723: cdg's and westwood's cwnd_event take COMPLETE_CWR)
         UndoCwndReduction(false);
         ++m_fullUndos;
         SetCaState(TcpSocketState::CA_OPEN);
+        m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
     }
     else if (m_ackDsack && priorState != TcpSocketState::CA_LOSS &&
              priorState != TcpSocketState::CA_CWR && TryUndoDsack() &&
@@ -405,8 +409,8 @@ TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
     {
         // a recovery begun within a CWR episode whose high_seq snd_una had reached (the segment
         // lost is the first beyond it): Linux ends it on the next ACK, whatever that ACK
-        // acknowledges (tcp_fastretrans_alert, tcp_input.c:3051-3056, 3064-3069: Open in
-        // tcp_try_undo_recovery, :2613-2615, then tcp_end_cwnd_reduction, :2709-2723), and
+        // acknowledges (tcp_fastretrans_alert, tcp_input.c:3061, 3072-3078: Open in
+        // tcp_try_undo_recovery, :2614, then tcp_end_cwnd_reduction, :2709-2723), and
         // starts the next if a loss is still marked (below); TcpSocketBase ends a recovery only
         // on an ACK that advances snd_una
         SetCaState(TcpSocketState::CA_OPEN);
@@ -709,6 +713,16 @@ TcpLinuxSocket::CongStateChanged(TcpSocketState::TcpCongState_t previous,
     // retransmission is out (tcp_retrans_stamp_cleanup), undo is set up, and prior_ssthresh kept
     // unless the window was already being reduced. TcpSocketBase::EnterRecovery changes the
     // state before it reduces the window and retransmits the head.
+    if (m_rack && now == TcpSocketState::CA_RECOVERY && !m_enteringRecovery &&
+        (previous == TcpSocketState::CA_OPEN || previous == TcpSocketState::CA_DISORDER))
+    {
+        // TcpSocketBase starts it itself (DupAck: RACK marked the head lost) and then
+        // retransmits the head whatever its marks; Linux sends what tcp_xmit_retransmit_queue
+        // finds (RecoveryFirstSend): the head, unless that is a retransmission still in flight
+        // (after a recovery undone with the head's lost mark kept, tcp_undo_cwnd_reduction)
+        m_headLostBeforeRecovery = true;
+        m_enteringRecovery = true;
+    }
     if (!m_undo || now != TcpSocketState::CA_RECOVERY || previous == TcpSocketState::CA_RECOVERY)
     {
         return;
@@ -774,7 +788,7 @@ TcpLinuxSocket::UndoCwndReduction(bool unmarkLoss)
 void
 TcpLinuxSocket::KeepOpen()
 {
-    // tcp_try_to_open and tcp_try_keep_open, tcp_input.c:2753-2767, 2739-2751
+    // tcp_try_to_open and tcp_try_keep_open, tcp_input.c:2753-2768, 2739-2751
     if (m_txBuffer->GetRetransmitsCount() == 0)
     {
         m_retransStampMs = 0;
@@ -853,8 +867,8 @@ TcpLinuxSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 {
     // In CWR Linux ends the episode in tcp_fastretrans_alert, after tcp_clean_rtx_queue handed
     // the module its pkts_acked, and then tells the module set_state(Open) (tcp_input.c:
-    // 3054-3062, 3990-4019); TcpSocketBase::ReceivedAck ends it on an ACK above m_recover before
-    // it calls PktsAcked, without set_state. m_recover (high_seq) is held at the ACK's own
+    // 3061-3070; tcp_ack, :4001-4019); TcpSocketBase::ReceivedAck ends it on an ACK above m_recover
+    // before it calls PktsAcked, without set_state. m_recover (high_seq) is held at the ACK's own
     // number while TcpSocketBase reads it; ProcessAck puts it back and ends the episode (CwrAck).
     const bool inCwr = m_tcb->m_congState == TcpSocketState::CA_CWR;
     if (inCwr)

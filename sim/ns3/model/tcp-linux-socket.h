@@ -284,14 +284,14 @@ class TcpLinuxRttEstimator : public RttEstimator
  * - **CWR entered by the congestion control** (tcp_enter_cwr, tcp_input.c:2726-2736; tcp_cdg's
  *   backoff): from Open or Disorder, when the module's hook returns (TcpLinuxCwr), the
  *   connection is in CWR with high_seq = snd_nxt, no probe episode (tlp_high_seq = 0), PRR's
- *   counts from zero and the window kept as prior_cwnd (tcp_init_cwnd_reduction, :2669-2680),
+ *   counts from zero and the window kept as prior_cwnd (tcp_init_cwnd_reduction, :2669-2681),
  *   nothing to undo (undo_marker = 0); prior_ssthresh is cleared whatever the state. The
  *   window is not reduced on that ACK (cong_avoid is tcp_cong_control's other branch). On each
- *   ACK after (tcp_ack, :3990-4064): the module's pkts_acked; the episode ends once snd_una is
+ *   ACK after (tcp_ack, :4001-4034): the module's pkts_acked; the episode ends once snd_una is
  *   beyond high_seq, the window set to ssthresh, COMPLETE_CWR then set_state(Open)
- *   (tcp_end_cwnd_reduction, :2709-2723; tcp_fastretrans_alert, :3054-3062); anything marked
- *   lost starts recovery, from CWR without a new reduction (tcp_enter_recovery, :2893-2899),
- *   else the state stays CWR or goes to Open or Disorder (tcp_try_to_open, :2753-2767); then
+ *   (tcp_end_cwnd_reduction, :2709-2723; tcp_fastretrans_alert, :3061-3070); anything marked
+ *   lost starts recovery, from CWR without a new reduction (tcp_enter_recovery, :2894-2899),
+ *   else the state stays CWR or goes to Open or Disorder (tcp_try_to_open, :2753-2768); then
  *   in CWR or Recovery PRR reduces the window by the ACK's deliveries (tcp_cwnd_reduction,
  *   TcpLinuxPrrRecovery), out of them an ACK of data grows it (tcp_cong_control, :3573-3588).
  *   TcpSocketBase ends CWR itself before PktsAcked and without set_state (its ECN path): this

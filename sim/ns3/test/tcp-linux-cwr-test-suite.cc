@@ -57,9 +57,9 @@ constexpr const char* DEFAULT_BACKOFF = "tcp_cdg.backoff_factor=42";
  *   rtt_seq the end of segment 10 (tcp_cdg_cong_avoid, tcp_cdg.c:272-285).
  * - The ACK of segment 11 ends the next: rtt.min (segment 2's) less rtt_prev.min (segment 1's)
  *   is 120 µs; the window of gradients has one of its 8 places filled, so grad = 120 x 8 / 1 =
- *   960 (tcp_cdg_grad, :196-239). With backoff_factor 65536, 960 x 65536 >= 2^24 makes
- *   nexp_u32 0 (:108-110), and the backoff happens unless get_random_u32() is 0 (:246-247).
- * - tcp_enter_cwr on that ACK (tcp_input.c:2726-2736, 2669-2680): cwnd stays 20 (prior_cwnd),
+ *   960 (tcp_cdg_grad, :190-239). With backoff_factor 65536, 960 x 65536 >= 2^24 makes
+ *   nexp_u32 0 (:115-117), and the backoff happens unless get_random_u32() is 0 (:246-247).
+ * - tcp_enter_cwr on that ACK (tcp_input.c:2726-2736, 2669-2681): cwnd stays 20 (prior_cwnd),
  *   ssthresh = max(2, 20 x 724 >> 10) = 14 (tcp_cdg_ssthresh, :333-334; backoff_beta =
  *   0.7071 x 1024 = 724), state CWR, high_seq = the end of segment 30. The window is not reduced
  *   on that ACK (cong_avoid is tcp_cong_control's other branch): one segment left, 31 goes out
@@ -80,7 +80,7 @@ constexpr const char* DEFAULT_BACKOFF = "tcp_cdg.backoff_factor=42";
  *   ACK 27: delta 1, max(16 - 11, 1) + 1 = 7, so 1.)
  * - The ACK of segment 31 goes beyond high_seq: the episode ends, cwnd = ssthresh = 14,
  *   COMPLETE_CWR to cdg, state Open (tcp_end_cwnd_reduction, :2709-2723; tcp_fastretrans_alert,
- *   :3054-3062); Reno's growth in congestion avoidance on the same ACK adds one to a count of 14
+ *   :3061-3070); Reno's growth in congestion avoidance on the same ACK adds one to a count of 14
  *   (tcp_cong_avoid_ai), so cwnd stays 14 and segment 45 goes out.
  */
 class CwrEpisodeTestCase : public TestCase
@@ -191,7 +191,7 @@ SackOf(const RackRun& run, uint32_t last)
  * third (tcp_rack_reo_wnd, tcp_recovery.c:9-20), so segment 20 is marked lost on the ACK that
  * SACKs 23, and recovery starts within the reduction: no new one, ssthresh stays 14, PRR's
  * counts go on, high_seq stays the end of segment 30 (tcp_enter_recovery, tcp_input.c:
- * 2893-2899). In flight = packets out - SACKed - lost + retransmitted:
+ * 2894-2899). In flight = packets out - SACKed - lost + retransmitted:
  *
  *       ACK          [21]  [21-22]  [21-23]  [21-24]
  *       out (20-)      17      18       18       18
@@ -295,6 +295,98 @@ class CwrThenRecoveryTestCase : public TestCase
     }
 };
 
+/**
+ * A loss just beyond the episode: the same run with segment 31 lost once, the first segment
+ * beyond high_seq (the end of 30), sent on the ACK that began CWR. The table of
+ * CwrEpisodeTestCase holds to the ACK of 30, which does not end the episode (it is high_seq,
+ * not beyond). Duplicate ACKs of 30 follow; on the one that SACKs 32-34 RACK marks 31 lost and
+ * recovery starts within the reduction, high_seq still the end of 30 = snd_una; there 31 is
+ * retransmitted. The next duplicate ACK (SACKing 32-35) ends that recovery at once, snd_una
+ * being at high_seq (tcp_fastretrans_alert, tcp_input.c:3061, 3072-3078): it echoes the send of
+ * segment 35, older than the retransmission, so the reduction is undone (tcp_try_undo_recovery,
+ * :2591-2617; with prior_ssthresh 0 since CWR neither window nor threshold changes, :2541-2568),
+ * the state is Open, and tcp_end_cwnd_reduction tells cdg COMPLETE_CWR (its state back to
+ * unknown, tcp_cdg.c:362-367). 31 is still marked lost: recovery starts again, a new reduction
+ * with cdg's ssthresh out of backoff (:336-342): shadow_wnd = min(shadow_wnd >> 1, cwnd) =
+ * min(20 >> 1, 14) = 10 (shadow_wnd grew with cwnd to 20 in slow start, :295-296, and was kept
+ * at the backoff, :255), and max3(2, 10, 14 >> 1) = 10. (Without COMPLETE_CWR cdg would still
+ * be backing off: 14 x 724 >> 10 = 9.)
+ */
+class CwrLossBeyondHighSeqTestCase : public TestCase
+{
+  public:
+    CwrLossBeyondHighSeqTestCase()
+        : TestCase("A loss just beyond CWR's high_seq: recovery, undone at once, then again")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        drop->m_drops = {{31, 1}};
+        RackRun run;
+        run.algorithm = "cdg";
+        run.moduleParameters = CERTAIN_BACKOFF;
+        run.Go(drop, 100, true, true, true, true);
+
+        const auto ack30 = AckOf(run, 30);
+        NS_TEST_ASSERT_MSG_EQ((ack30 != run.acks.end()), true, "segment 30 acknowledged");
+        NS_TEST_EXPECT_MSG_EQ(
+            RackRun::Before(run.states, ack30->at + NanoSeconds(1), TcpSocketState::CA_OPEN),
+            TcpSocketState::CA_CWR,
+            "still CWR at high_seq");
+        const auto sack = [&run](uint32_t last) {
+            return std::find_if(run.acks.begin(), run.acks.end(), [last](const RackRun::Ack& a) {
+                return a.ack == 1 + 30 * MSS && a.sack.size() == 1 &&
+                       a.sack[0].first == 1 + 31 * MSS && a.sack[0].second == 1 + last * MSS;
+            });
+        };
+        const auto sack34 = sack(34);
+        const auto sack35 = sack(35);
+        NS_TEST_ASSERT_MSG_EQ((sack34 != run.acks.end() && sack35 != run.acks.end()),
+                              true,
+                              "duplicate ACKs of 30 SACKing 32-34 and 32-35");
+        NS_TEST_EXPECT_MSG_EQ(
+            RackRun::Before(run.states, sack34->at + NanoSeconds(1), TcpSocketState::CA_OPEN),
+            TcpSocketState::CA_RECOVERY,
+            "recovery on the third SACKed segment");
+        const auto sends31 = run.SendsOf(31);
+        NS_TEST_ASSERT_MSG_EQ(sends31.size(), 2, "segment 31 sent twice");
+        NS_TEST_EXPECT_MSG_EQ(sends31[1], sack34->at, "retransmitted as recovery starts");
+        // on the next ACK: Open (the recovery's end), then Disorder and Recovery again
+        std::vector<TcpSocketState::TcpCongState_t> onSack35;
+        for (const auto& [at, state] : run.states)
+        {
+            if (at == sack35->at)
+            {
+                onSack35.push_back(state);
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(onSack35.size(), 3, "three changes on the ACK SACKing 32-35");
+        NS_TEST_EXPECT_MSG_EQ(onSack35[0], TcpSocketState::CA_OPEN, "the recovery ends");
+        NS_TEST_EXPECT_MSG_EQ(onSack35[2], TcpSocketState::CA_RECOVERY, "and starts again");
+        // thresholds: the backoff's on the ACK of 11, none at the first recovery, 10 at the second
+        std::vector<std::pair<Time, uint32_t>> thresholds;
+        for (const auto& [at, value] : run.ssthresh)
+        {
+            if (at > run.synAckReceived && at <= sack35->at)
+            {
+                thresholds.emplace_back(at, value / MSS);
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(thresholds.size(), 2, "two reductions");
+        NS_TEST_EXPECT_MSG_EQ(thresholds[0].first, AckOf(run, 11)->at, "the backoff's");
+        NS_TEST_EXPECT_MSG_EQ(thresholds[0].second, 14, "20 x 724 >> 10");
+        NS_TEST_EXPECT_MSG_EQ(thresholds[1].first, sack35->at, "the second recovery's");
+        NS_TEST_EXPECT_MSG_EQ(thresholds[1].second, 10, "cdg out of backoff: max3(2, 10, 7)");
+        NS_TEST_EXPECT_MSG_EQ(run.lossState, false, "no retransmission timeout");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 100 * MSS, "everything acknowledged");
+        run.Done();
+        TcpLinuxCongestion::SetModuleParameters(DEFAULT_BACKOFF);
+    }
+};
+
 class TcpLinuxCwrTestSuite : public TestSuite
 {
   public:
@@ -303,6 +395,7 @@ class TcpLinuxCwrTestSuite : public TestSuite
     {
         AddTestCase(new CwrEpisodeTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new CwrThenRecoveryTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new CwrLossBeyondHighSeqTestCase(), TestCase::Duration::QUICK);
     }
 };
 
