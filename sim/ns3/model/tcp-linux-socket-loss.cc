@@ -186,7 +186,7 @@ TcpLinuxSocket::EnterLinuxRecovery(uint32_t currentDelivered)
         // tcp_enter_recovery within a reduction (tcp_input.c:2894-2899): no new one (the
         // threshold, high_seq and PRR's counts stay); the state Recovery, with undo set up
         // (CongStateChanged); the reduction for this ACK follows as tcp_cong_control's
-        // (:3584-3585), and SendPendingData sends what the window allows (tcp_xmit_recovery)
+        // (:3583-3585), and SendPendingData sends what the window allows (tcp_xmit_recovery)
         m_recoverActive = true;
         SetCaState(TcpSocketState::CA_RECOVERY);
         DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps)->CwndReduction(m_tcb, currentDelivered);
@@ -302,7 +302,7 @@ void
 TcpLinuxSocket::EndCwr()
 {
     // tcp_end_cwnd_reduction, tcp_input.c:2709-2723: the window to the threshold, the module
-    // told; then tcp_set_ca_state(Open), :3060
+    // told; then tcp_set_ca_state(Open), :3068
     if (m_tcb->m_ssThresh.Get() != std::numeric_limits<uint32_t>::max())
     {
         m_tcb->m_cWnd = m_tcb->m_ssThresh.Get();
@@ -866,10 +866,11 @@ void
 TcpLinuxSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 {
     // In CWR Linux ends the episode in tcp_fastretrans_alert, after tcp_clean_rtx_queue handed
-    // the module its pkts_acked, and then tells the module set_state(Open) (tcp_input.c:
-    // 3061-3070; tcp_ack, :4001-4019); TcpSocketBase::ReceivedAck ends it on an ACK above m_recover
-    // before it calls PktsAcked, without set_state. m_recover (high_seq) is held at the ACK's own
-    // number while TcpSocketBase reads it; ProcessAck puts it back and ends the episode (CwrAck).
+    // the module its pkts_acked, and then tells the module set_state(Open) (tcp_ack,
+    // tcp_input.c:4001-4019; :3061-3070); TcpSocketBase::ReceivedAck ends it on an ACK above
+    // m_recover before it calls PktsAcked, without set_state. m_recover (high_seq) is held at
+    // the ACK's own number while TcpSocketBase reads it; ProcessAck puts it back and ends the
+    // episode (CwrAck).
     const bool inCwr = m_tcb->m_congState == TcpSocketState::CA_CWR;
     if (inCwr)
     {
