@@ -4,6 +4,7 @@ scenarios, registries and workflow (`run --dry-run` runs `snakemake -n` in the r
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -348,13 +349,37 @@ def test_run_rejects_bad_input_before_snakemake():
         ("random-drop", "--profile", "linux-9"): "no profile 'linux-9'",
         ("random-drop", "--backend", "mininet", "--point", "drop_rate=0"): "one batch",
         ("random-drop", "--backend", "mininet", "--profile", "ns3-default"): "no Linux",
-        ("lossy-link", "--scale", "quick", "--point", "delay_ms=10+loss=0+variant=cdg"): "cdg",
     }
     for args, message in cases.items():
         proc = emusim("run", *args, "-n")
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert message in proc.stderr, (args, proc.stderr)
         assert "snakemake" not in proc.stdout, args
+
+
+def test_run_refuses_a_point_of_a_variant_ns3_lacks(tmp_path):
+    # every Linux variant of the shipped registry has an ns-3 side: a checkout whose registry
+    # has one without (EMUSIM_ROOT), with the repository's scenarios and programs
+    shutil.copytree(REPO / "config", tmp_path / "config")
+    (tmp_path / "scenarios").symlink_to(REPO / "scenarios")
+    (tmp_path / "sim" / "ns3").mkdir(parents=True)
+    (tmp_path / "sim" / "ns3" / "programs").symlink_to(REPO / "sim" / "ns3" / "programs")
+    registry = tmp_path / "config" / "tcp_variants.yaml"
+    data = yaml.safe_load(registry.read_text())
+    data["variants"]["cdg"]["ns3"] = None
+    registry.write_text(yaml.safe_dump(data))
+    run = ["run", "lossy-link", "--scale", "quick", "--point", "delay_ms=10+loss=0+variant=cdg"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "emusim.cli", *run, "-n"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**_env(), "EMUSIM_ROOT": str(tmp_path)},
+        timeout=60,
+    )
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "variant 'cdg' has no ns3 implementation" in proc.stderr
+    assert "snakemake" not in proc.stdout
 
 
 def test_run_dry_run_plans_one_ns3_point():

@@ -21,6 +21,7 @@ u64 emusim_now_ns;
 struct emusim_cc {
 	struct tcp_sock tp;
 	struct emusim_cc_host host;
+	bool cwr_requested; /* the hook running now called tcp_enter_cwr */
 };
 
 static struct emusim_cc *current_cc;
@@ -59,17 +60,38 @@ void __tcp_send_ack(struct sock *sk, u32 rcv_nxt)
 		current_cc->host.send_ack(current_cc->host.context);
 }
 
-/* A congestion control that starts a CWR episode itself (tcp_cdg's backoff) needs the
- * socket's tcp_enter_cwr (tcp_input.c); ns-3's TcpSocketBase enters CWR only on ECN. No module
- * the build compiles calls it; one that did would stop here rather than run something else. */
+/*
+ * tcp_enter_cwr (tcp_input.c:2726-2736), which tcp_cdg's backoff calls from its cong_avoid: a
+ * window reduction the congestion control starts itself. From Open or Disorder the reduction
+ * starts as tcp_init_cwnd_reduction starts it (:2669-2681): the window is kept as prior_cwnd,
+ * the increase count cleared and the threshold is the module's own ssthresh; then the state
+ * becomes CWR through tcp_set_ca_state, the module's set_state first (tcp_cong.c:37-46). A
+ * reduction under way (CWR, Recovery, Loss) is left as it is. What the socket keeps (high_seq,
+ * PRR's counts, tlp_high_seq, the undo marker and prior_ssthresh, which every call clears) is
+ * the connection owner's: the call is reported back in the state (cwr_requested) and
+ * TcpLinuxSocket carries it out when the hook returns (docs/linux-cc.md, "CWR").
+ */
 void tcp_enter_cwr(struct sock *sk)
 {
-	(void)sk;
-	emusim_kernel_warn(__FILE__, __LINE__, "tcp_enter_cwr: not carried by the shim");
-	abort();
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct inet_connection_sock *icsk = inet_csk(sk);
+
+	if (!current_cc) {
+		emusim_kernel_warn(__FILE__, __LINE__, "tcp_enter_cwr outside a connection's hook");
+		return;
+	}
+	current_cc->cwr_requested = true;
+	if (icsk->icsk_ca_state >= TCP_CA_CWR)
+		return;
+	tp->snd_cwnd_cnt = 0;
+	tp->prior_cwnd = tcp_snd_cwnd(tp);
+	tp->snd_ssthresh = icsk->icsk_ca_ops->ssthresh(sk);
+	if (icsk->icsk_ca_ops->set_state)
+		icsk->icsk_ca_ops->set_state(sk, TCP_CA_CWR);
+	icsk->icsk_ca_state = TCP_CA_CWR;
 }
 
-/* ---- net/ipv4/tcp_cong.c: registration and the Reno helpers ---- */
+/* ---- net/ipv4/tcp_cong.c: registration ---- */
 
 #define EMUSIM_MAX_ALGORITHMS 32
 
@@ -86,8 +108,9 @@ static struct tcp_congestion_ops *find_algorithm(const char *name)
 	return NULL;
 }
 
-/* tcp_validate_congestion_control (tcp_cong.c:77-88): ssthresh, undo_cwnd and one of
- * cong_avoid or cong_control are required; names are unique (tcp_register...:96-116). */
+/* tcp_register_congestion_control (tcp_cong.c:82-107): ssthresh, undo_cwnd and one of
+ * cong_avoid or cong_control are required (:86-91); names are unique (the kernel compares a
+ * hash of the name, :93-99). */
 int tcp_register_congestion_control(struct tcp_congestion_ops *ca)
 {
 	if (!ca->ssthresh || !ca->undo_cwnd || !(ca->cong_avoid || ca->cong_control)) {
@@ -113,78 +136,12 @@ void emusim_module_loaded(const char *module, int init_result)
 		fprintf(stderr, "linux-cc: module %s: init returned %d\n", module, init_result);
 }
 
-/* tcp_slow_start (tcp_cong.c:406-414): cwnd grows by the segments acknowledged, up to
- * ssthresh; what is left over is returned for congestion avoidance. */
-u32 tcp_slow_start(struct tcp_sock *tp, u32 acked)
-{
-	u32 target = min(tcp_snd_cwnd(tp) + acked, tp->snd_ssthresh);
-	u32 used = target - tcp_snd_cwnd(tp);
-
-	tcp_snd_cwnd_set(tp, min(target, tp->snd_cwnd_clamp));
-	return acked - used;
-}
-
-/* tcp_cong_avoid_ai (tcp_cong.c:420-436): one segment per w acknowledged; credit gathered at
- * a larger w is spent first, one segment at a time. */
-void tcp_cong_avoid_ai(struct tcp_sock *tp, u32 w, u32 acked)
-{
-	if (tp->snd_cwnd_cnt >= w) {
-		tp->snd_cwnd_cnt = 0;
-		tcp_snd_cwnd_set(tp, tcp_snd_cwnd(tp) + 1);
-	}
-	tp->snd_cwnd_cnt += acked;
-	if (tp->snd_cwnd_cnt >= w) {
-		u32 increments = tp->snd_cwnd_cnt / w;
-
-		tp->snd_cwnd_cnt -= increments * w;
-		tcp_snd_cwnd_set(tp, tcp_snd_cwnd(tp) + increments);
-	}
-	tcp_snd_cwnd_set(tp, min(tcp_snd_cwnd(tp), tp->snd_cwnd_clamp));
-}
-
-/* tcp_reno_cong_avoid (tcp_cong.c:446-461) */
-void tcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked)
-{
-	struct tcp_sock *tp = tcp_sk(sk);
-
-	(void)ack;
-	if (!tcp_is_cwnd_limited(sk))
-		return;
-	if (tcp_in_slow_start(tp)) {
-		acked = tcp_slow_start(tp, acked);
-		if (!acked)
-			return;
-	}
-	tcp_cong_avoid_ai(tp, tcp_snd_cwnd(tp), acked);
-}
-
-/* tcp_reno_ssthresh (tcp_cong.c:465-470): half of cwnd, at least 2 */
-u32 tcp_reno_ssthresh(struct sock *sk)
-{
-	return max(tcp_snd_cwnd(tcp_sk(sk)) >> 1U, 2U);
-}
-
-/* tcp_reno_undo_cwnd (tcp_cong.c:473-478) */
-u32 tcp_reno_undo_cwnd(struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	return max(tcp_snd_cwnd(tp), tp->prior_cwnd);
-}
-
-/* Reno is part of tcp_cong.c, always built in (tcp_cong.c:481-488) */
-static struct tcp_congestion_ops emusim_tcp_reno = {
-	.flags = TCP_CONG_NON_RESTRICTED,
-	.name = "reno",
-	.ssthresh = tcp_reno_ssthresh,
-	.cong_avoid = tcp_reno_cong_avoid,
-	.undo_cwnd = tcp_reno_undo_cwnd,
-};
-
-/* registered before any module, as the kernel registers it at boot (tcp_cong.c) */
+/* Reno, tcp_cong.c's own (compiled from the package: emusim/tcp_cong_reno.c), is always built
+ * in and registered before any module, as the kernel registers it at boot
+ * (tcp_init, net/ipv4/tcp.c:4917) */
 static void __attribute__((constructor(101))) emusim_register_reno(void)
 {
-	tcp_register_congestion_control(&emusim_tcp_reno);
+	tcp_register_congestion_control(&tcp_reno);
 }
 
 /* ---- module parameters: kernel/params.c ---- */
@@ -433,6 +390,7 @@ static struct sock *load(struct emusim_cc *cc, const struct emusim_tcp_state *s)
 	struct sock *sk = &tp->inet_conn.icsk_sk;
 
 	current_cc = cc;
+	cc->cwr_requested = false;
 	emusim_now_ns = s->now_ns;
 	tp->tcp_mstamp = s->now_ns / NSEC_PER_USEC;
 	tp->tcp_clock_cache = s->now_ns;
@@ -493,6 +451,7 @@ static void store(struct emusim_cc *cc, struct emusim_tcp_state *s)
 	s->pacing_rate = sk->sk_pacing_rate;
 	s->pacing_status = sk->sk_pacing_status;
 	s->tos_ecn = sk->tos;
+	s->cwr_requested = cc->cwr_requested;
 	current_cc = NULL;
 }
 

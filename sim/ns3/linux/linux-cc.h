@@ -58,6 +58,9 @@ struct emusim_tcp_state {
 	uint8_t pacing_shift;	   /* sk_pacing_shift (TSQ), 10 by default */
 	uint32_t gso_max_size;	   /* sk_gso_max_size: 0 without GSO */
 	uint8_t tos_ecn;	   /* the ECN bits the socket puts on its packets (INET_ECN_dontxmit) */
+	uint8_t cwr_requested;	   /* out: the module called tcp_enter_cwr in the hook; from Open
+				    * or Disorder its side of the reduction is done (ssthresh,
+				    * prior_cwnd, snd_cwnd_cnt, set_state), the socket's is left */
 };
 
 /* struct rate_sample (include/net/tcp.h), for cong_control */

@@ -132,6 +132,12 @@ TcpLinuxCongestion::TcpLinuxCongestion(const TcpLinuxCongestion& other)
     NS_LOG_FUNCTION(this);
     if (other.m_cc != nullptr)
     {
+        // a copy of a started connection would share what its init allocated (cdg's gradient
+        // window), which both would release; Linux copies only listeners, whose congestion
+        // control has not started (tcp_create_openreq_child)
+        NS_ABORT_MSG_IF(other.m_started && emusim_cc_has(other.m_cc, EMUSIM_CC_RELEASE),
+                        "ns3::TcpLinuxCongestion: a started " << other.GetAlgorithm()
+                                                              << " connection cannot be copied");
         emusim_cc_host host = Host();
         m_cc = emusim_cc_clone(other.m_cc, &host);
         NS_ABORT_MSG_IF(m_cc == nullptr, "out of memory copying a Linux congestion control");
@@ -142,6 +148,11 @@ TcpLinuxCongestion::~TcpLinuxCongestion()
 {
     if (m_cc != nullptr)
     {
+        if (m_started && emusim_cc_has(m_cc, EMUSIM_CC_RELEASE))
+        {
+            // tcp_cleanup_congestion_control (tcp_cong.c:221-228): what init allocated
+            emusim_cc_release(m_cc, &m_state);
+        }
         emusim_cc_free(m_cc);
     }
 }
@@ -190,6 +201,12 @@ void
 TcpLinuxCongestion::SetFacts(TcpLinuxFacts* facts)
 {
     m_facts = facts;
+}
+
+void
+TcpLinuxCongestion::SetCwr(TcpLinuxCwr* socket)
+{
+    m_cwr = socket;
 }
 
 int64_t
@@ -301,6 +318,19 @@ TcpLinuxCongestion::Store(Ptr<TcpSocketState> tcb)
     if (m_facts == nullptr && s.pacing_status == SK_PACING_NEEDED && !tcb->m_pacing)
     {
         tcb->m_pacing = true;
+    }
+    if (s.cwr_requested)
+    {
+        // tcp_enter_cwr from the hook: the module's side is done, the threshold written above;
+        // the socket's side now, before anything else happens on this ACK (TcpLinuxCwr)
+        m_state.cwr_requested = 0;
+        NS_ABORT_MSG_IF(m_cwr == nullptr,
+                        "ns3::TcpLinuxCongestion: Linux's "
+                            << GetAlgorithm()
+                            << " enters CWR itself (tcp_enter_cwr), which only TcpLinuxSocket "
+                               "carries out (ns-3's TcpSocketBase enters CWR on ECN alone, in "
+                               "a private step): give the sender ns3::TcpLinuxSocket");
+        m_cwr->EnterLinuxCwr(m_state.prior_cwnd);
     }
 }
 

@@ -84,6 +84,26 @@ class TcpLinuxFacts
 };
 
 /**
+ * @brief What a socket does when a module starts a window reduction itself: Linux's
+ * tcp_enter_cwr (net/ipv4/tcp_input.c:2726-2736), which tcp_cdg's backoff calls from its
+ * cong_avoid. The module's side (its ssthresh, prior_cwnd, snd_cwnd_cnt, set_state(CWR)) has
+ * run in the hook (sim/ns3/linux/emusim-kernel.c); the socket's is what tcp_sock keeps beyond
+ * the module's view: the CWR state, high_seq, PRR's counts, tlp_high_seq, the undo marker and
+ * prior_ssthresh. TcpLinuxSocket carries it out (docs/linux-cc.md, "CWR").
+ */
+class TcpLinuxCwr
+{
+  public:
+    virtual ~TcpLinuxCwr() = default;
+
+    /**
+     * @brief The socket's side of tcp_enter_cwr, after the hook that called it returned.
+     * @param priorCwnd the window when the module called it, segments (tp->prior_cwnd)
+     */
+    virtual void EnterLinuxCwr(uint32_t priorCwnd) = 0;
+};
+
+/**
  * @ingroup congestionOps
  *
  * @brief A Linux 6.1 congestion-control module (Algorithm: "cubic", "westwood", ...) run by
@@ -110,6 +130,10 @@ class TcpLinuxFacts
  *   leave the window to it (no PRR). The sample is the socket's (TcpLinuxFacts::TakeRateSample,
  *   Linux's tcp_rate.c); on ns-3's own socket it is ns-3's TcpRateLinux sample, in segments,
  *   and the module's pacing turns on ns-3's pacing (sk_pacing_status, SK_PACING_NEEDED).
+ * - A module that calls tcp_enter_cwr in a hook (cdg) has the socket enter CWR when the hook
+ *   returns (TcpLinuxCwr); on a socket that cannot (ns-3's own), the run stops with an error.
+ * - The destructor runs the module's `release` (tcp_cleanup_congestion_control, tcp_cong.c:
+ *   221-228: cdg frees its gradient window) if its `init` ran.
  *
  * Windows are segments in Linux and bytes in ns-3: the module sees cwnd = max(1, cWnd / MSS)
  * and ssthresh = ssThresh / MSS (an ns-3 threshold of 2^32-1 bytes is Linux's infinite
@@ -197,6 +221,12 @@ class TcpLinuxCongestion : public TcpCongestionOps
     void SetFacts(TcpLinuxFacts* facts);
 
     /**
+     * @brief The socket that enters CWR for the module (see TcpLinuxCwr).
+     * @param socket the socket, or nullptr
+     */
+    void SetCwr(TcpLinuxCwr* socket);
+
+    /**
      * @brief The algorithms the modules registered, in registration order ("reno" first).
      * @return their names
      */
@@ -277,6 +307,7 @@ class TcpLinuxCongestion : public TcpCongestionOps
     emusim_tcp_state m_state{};            //!< the connection as the module last saw it
     TcpLinuxFacts* m_facts{nullptr};       //!< the socket's facts, if it keeps them
     uint32_t m_ns3Lost{0};                 //!< tp->lost on ns-3's own socket (its samples' sum)
+    TcpLinuxCwr* m_cwr{nullptr};           //!< the socket that enters CWR, if it can
     Ptr<UniformRandomVariable> m_random;   //!< get_random_u32's source
     bool m_started{false};                 //!< whether the module's init ran
     uint32_t m_peerTsOffset{0};            //!< the peer's random timestamp offset

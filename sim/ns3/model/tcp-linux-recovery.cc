@@ -100,11 +100,16 @@ TcpLinuxPrrRecovery::EnterRecovery(Ptr<TcpSocketState> tcb,
                                    uint32_t deliveredBytes)
 {
     NS_LOG_FUNCTION(this << tcb << deliveredBytes);
-    // tcp_init_cwnd_reduction: the window before the reduction; counters from zero
-    m_priorCwnd = std::max<uint32_t>(1, tcb->m_cWnd / tcb->m_segmentSize);
+    InitReduction(std::max<uint32_t>(1, tcb->m_cWnd / tcb->m_segmentSize));
+    CwndReduction(tcb, deliveredBytes);
+}
+
+void
+TcpLinuxPrrRecovery::InitReduction(uint32_t priorCwnd)
+{
+    m_priorCwnd = priorCwnd;
     m_prrDelivered = 0;
     m_prrOutBytes = 0;
-    DoRecovery(tcb, deliveredBytes, true);
 }
 
 void
@@ -113,6 +118,16 @@ TcpLinuxPrrRecovery::DoRecovery(Ptr<TcpSocketState> tcb,
                                 bool /* isDupAck */)
 {
     NS_LOG_FUNCTION(this << tcb << deliveredBytes);
+    if (m_facts != nullptr && m_facts->AckTakenInCwr())
+    {
+        return; // the socket reduces after Linux's checks (TcpLinuxAckFacts::AckTakenInCwr)
+    }
+    CwndReduction(tcb, deliveredBytes);
+}
+
+void
+TcpLinuxPrrRecovery::CwndReduction(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes)
+{
     const uint32_t mss = tcb->m_segmentSize;
     uint32_t delivered = deliveredBytes / mss;
     uint32_t lost = 0;

@@ -34,6 +34,15 @@ class TcpLinuxAckFacts
                                     uint32_t& newlyLost,
                                     bool& sndUnaAdvanced,
                                     uint32_t& packetsInFlight) const = 0;
+
+    /**
+     * @brief Whether the ACK being processed came in CWR, where the socket reduces the window
+     * itself after Linux's checks for the episode's end and for losses (tcp_fastretrans_alert
+     * before tcp_cong_control, tcp_input.c:4019-4034): TcpSocketBase's own call of DoRecovery
+     * in CWR is then not the reduction.
+     * @return true if the socket reduces the window for this ACK
+     */
+    virtual bool AckTakenInCwr() const = 0;
 };
 
 /**
@@ -50,6 +59,10 @@ class TcpLinuxAckFacts
  *   and marked nothing newly lost); sndcnt is at least 1 until something was sent (the fast
  *   retransmit); cwnd = in flight + sndcnt;
  * - prr_out counts the segments sent meanwhile.
+ *
+ * A reduction that starts in CWR (tcp_enter_cwr: InitReduction, no reduction on that ACK) and
+ * goes on into Recovery keeps its counts (tcp_enter_recovery, :2893-2897); the socket calls
+ * CwndReduction on the ACKs it takes in CWR (TcpLinuxAckFacts::AckTakenInCwr).
  *
  * ns-3 3.44's TcpPrrRecovery is RFC 6937's with RecoverFS = the pipe at entry rather than
  * prior_cwnd, SSRB only when retransmitted data is acknowledged, and one segment added to
@@ -87,6 +100,21 @@ class TcpLinuxPrrRecovery : public TcpRecoveryOps
     void ExitRecovery(Ptr<TcpSocketState> tcb) override;
     void UpdateBytesSent(uint32_t bytesSent) override;
     Ptr<TcpRecoveryOps> Fork() override;
+
+    /**
+     * @brief tcp_init_cwnd_reduction's counts (tcp_input.c:2669-2681): the window before the
+     * reduction, and prr_delivered = prr_out = 0.
+     * @param priorCwnd the window, segments
+     */
+    void InitReduction(uint32_t priorCwnd);
+
+    /**
+     * @brief tcp_cwnd_reduction for the ACK in hand (tcp_input.c:2683-2707): the window from
+     * the socket's facts, or from ns-3's counts without them.
+     * @param tcb the connection
+     * @param deliveredBytes bytes the ACK delivered, as ns-3 counts them
+     */
+    void CwndReduction(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes);
 
     /**
      * @brief Take the ACK's facts from a socket that keeps them.

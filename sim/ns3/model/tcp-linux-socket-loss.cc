@@ -15,6 +15,7 @@
 #include "ns3/tcp-tx-buffer.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ns3
 {
@@ -181,6 +182,17 @@ TcpLinuxSocket::RackMarkLost(bool& lostRetransmit)
 void
 TcpLinuxSocket::EnterLinuxRecovery(uint32_t currentDelivered)
 {
+    if (m_tcb->m_congState == TcpSocketState::CA_CWR)
+    {
+        // tcp_enter_recovery within a reduction (tcp_input.c:2894-2899): no new one (the
+        // threshold, high_seq and PRR's counts stay); the state Recovery, with undo set up
+        // (CongStateChanged); the reduction for this ACK follows as tcp_cong_control's
+        // (:3583-3585), and SendPendingData sends what the window allows (tcp_xmit_recovery)
+        m_recoverActive = true;
+        SetCaState(TcpSocketState::CA_RECOVERY);
+        DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps)->CwndReduction(m_tcb, currentDelivered);
+        return;
+    }
     // tcp_enter_recovery then tcp_xmit_recovery (tcp_input.c:2876-2900, 3851-3866): under RACK
     // no segment is marked for entering (tcp_fastretrans_alert skips tcp_update_scoreboard,
     // :3144-3145); TcpSocketBase::EnterRecovery's send is taken in SendDataPacket
@@ -251,6 +263,90 @@ TcpLinuxSocket::RackReoTimeout()
     }
 }
 
+// ---- CWR (tcp_input.c) ----
+
+bool
+TcpLinuxSocket::AckTakenInCwr() const
+{
+    return m_ackInCwr;
+}
+
+void
+TcpLinuxSocket::EnterLinuxCwr(uint32_t priorCwnd)
+{
+    // tcp_enter_cwr, tcp_input.c:2726-2736: congestion is proven, so undo will not restore the
+    // threshold, whatever the state; a reduction under way (CWR, Recovery, Loss) goes on
+    m_priorSsthresh = 0;
+    if (m_tcb->m_congState.Get() >= TcpSocketState::CA_CWR)
+    {
+        return;
+    }
+    auto prr = DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps);
+    NS_ABORT_MSG_IF(!prr,
+                    "TcpLinuxSocket: Linux's " << GetLinuxAlgorithm()
+                                               << " enters CWR, whose window reduction is "
+                                                  "ns3::TcpLinuxPrrRecovery's; RecoveryType is "
+                                               << m_recoveryOps->GetName());
+    m_undoMarker = false;
+    // tcp_init_cwnd_reduction, :2669-2681 (the module's side ran in its hook: ssthresh,
+    // prior_cwnd, snd_cwnd_cnt, set_state): high_seq = snd_nxt, no probe episode, PRR from zero
+    m_recover = m_tcb->m_highTxMark;
+    m_tlpHighSeq = 0;
+    prr->InitReduction(priorCwnd);
+    m_tcb->m_congState = TcpSocketState::CA_CWR;
+    m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+    NS_LOG_DEBUG("CWR: cwnd " << m_tcb->m_cWnd << " ssthresh " << m_tcb->m_ssThresh << " high_seq "
+                              << m_recover);
+}
+
+void
+TcpLinuxSocket::EndCwr()
+{
+    // tcp_end_cwnd_reduction, tcp_input.c:2709-2723: the window to the threshold, the module
+    // told; then tcp_set_ca_state(Open), :3068
+    if (m_tcb->m_ssThresh.Get() != std::numeric_limits<uint32_t>::max())
+    {
+        m_tcb->m_cWnd = m_tcb->m_ssThresh.Get();
+        m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+    }
+    m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
+    SetCaState(TcpSocketState::CA_OPEN);
+    NS_LOG_DEBUG("CWR ends: cwnd " << m_tcb->m_cWnd);
+}
+
+void
+TcpLinuxSocket::CwrAck(bool advanced, uint32_t currentDelivered)
+{
+    // tcp_fastretrans_alert in CWR (tcp_input.c:3061-3070): the episode ends at an ACK beyond
+    // high_seq, which the peer sends once it has seen the CWR flag. A probe's episode
+    // (ProcessTlpAck) may have ended it already.
+    if (m_tcb->m_congState != TcpSocketState::CA_CWR)
+    {
+        return;
+    }
+    if (Before(m_recover.GetValue(), m_txBuffer->HeadSequence().GetValue()))
+    {
+        EndCwr();
+    }
+    // then what is marked lost starts recovery (tcp_time_to_recover, :3122-3140), else
+    // tcp_try_to_open (:3123-3125)
+    if (m_txBuffer->GetLost() > 0 && !m_segments.empty())
+    {
+        EnterLinuxRecovery(currentDelivered);
+        return;
+    }
+    KeepOpen();
+    // tcp_cong_control, :3573-3591: in CWR the reduction, out of it growth on an ACK of data
+    if (m_tcb->m_congState == TcpSocketState::CA_CWR)
+    {
+        DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps)->CwndReduction(m_tcb, currentDelivered);
+    }
+    else if (advanced)
+    {
+        m_congestionControl->IncreaseWindow(m_tcb, m_ackDelivered);
+    }
+}
+
 void
 TcpLinuxSocket::ProcessAck(const SequenceNumber32& ackNumber,
                            bool scoreboardUpdated,
@@ -294,16 +390,30 @@ TcpLinuxSocket::ProcessLinuxAck(const SequenceNumber32& ackNumber,
                                 const SequenceNumber32& oldHeadSequence,
                                 bool receivedData)
 {
+    // an ACK that came in CWR: m_recover is high_seq again (ReceivedAck), and PRR waits for
+    // CwrAck (AckTakenInCwr)
+    const bool cwrAck = m_cwrAckHeld;
+    if (cwrAck)
+    {
+        m_recover = m_cwrHighSeq;
+        m_cwrAckHeld = false;
+    }
+    const bool advanced = oldHeadSequence < ackNumber;
     if (!m_rack && !m_tlp && !m_undo && !m_frtoEnabled && !m_dsack)
     {
+        m_ackInCwr = cwrAck;
         BaseProcessAck(ackNumber,
                        scoreboardUpdated,
                        currentDelivered,
                        oldHeadSequence,
                        receivedData);
+        m_ackInCwr = false;
+        if (cwrAck)
+        {
+            CwrAck(advanced, currentDelivered);
+        }
         return;
     }
-    const bool advanced = oldHeadSequence < ackNumber;
     // tcp_ack: the probe's episode first, then tcp_fastretrans_alert (which identifies losses)
     // on a dubious ACK only (tcp_ack_is_dubious: a duplicate, SACK information, or a state
     // other than Open), then the timers (tcp_input.c:4008-4025)
@@ -316,16 +426,34 @@ TcpLinuxSocket::ProcessLinuxAck(const SequenceNumber32& ackNumber,
         !Before(ackNumber.GetValue(), m_recover.GetValue()) && MayUndo())
     {
         // tcp_try_undo_recovery at the recovery's end (tcp_input.c:2589-2617): TcpSocketBase
-        // then takes the ACK in Open, as tcp_cong_control does after the undo
+        // then takes the ACK in Open, as tcp_cong_control does after the undo. The reduction
+        // ends after it as after any recovery (tcp_fastretrans_alert, :3075-3077); with the
+        // undo marker cleared tcp_end_cwnd_reduction leaves the window and only tells the
+        // module (:2709-2723: cdg's and westwood's cwnd_event take COMPLETE_CWR)
         UndoCwndReduction(false);
         ++m_fullUndos;
         SetCaState(TcpSocketState::CA_OPEN);
+        m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
     }
     else if (m_ackDsack && priorState != TcpSocketState::CA_LOSS &&
              priorState != TcpSocketState::CA_CWR && TryUndoDsack() &&
              priorState == TcpSocketState::CA_RECOVERY)
     {
         KeepOpen(); // tcp_fastretrans_alert, :3091-3092 (Open and Disorder stay: :3120)
+    }
+    if (m_tcb->m_congState == TcpSocketState::CA_RECOVERY && ackNumber == oldHeadSequence &&
+        !Before(ackNumber.GetValue(), m_recover.GetValue()))
+    {
+        // a recovery begun within a CWR episode whose high_seq snd_una had reached (the segment
+        // lost is the first beyond it): Linux ends it on the next ACK, whatever that ACK
+        // acknowledges (tcp_fastretrans_alert, tcp_input.c:3061, 3072-3078: Open in
+        // tcp_try_undo_recovery, :2614, then tcp_end_cwnd_reduction, :2709-2723), and
+        // starts the next if a loss is still marked (below); TcpSocketBase ends a recovery only
+        // on an ACK that advances snd_una
+        SetCaState(TcpSocketState::CA_OPEN);
+        m_tcb->m_cWnd = m_tcb->m_ssThresh.Get();
+        m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
+        m_congestionControl->CwndEvent(m_tcb, TcpSocketState::CA_EVENT_COMPLETE_CWR);
     }
     bool rexmitNew = false;
     if (m_tcb->m_congState == TcpSocketState::CA_LOSS)
@@ -358,8 +486,14 @@ TcpLinuxSocket::ProcessLinuxAck(const SequenceNumber32& ackNumber,
                             m_tcb->m_congState == TcpSocketState::CA_RECOVERY &&
                             !Before(ackNumber.GetValue(), m_recover.GetValue()) &&
                             m_txBuffer->GetLost() > 0;
+    m_ackInCwr = cwrAck;
     BaseProcessAck(ackNumber, scoreboardUpdated, currentDelivered, oldHeadSequence, receivedData);
+    m_ackInCwr = false;
     m_ackRestartsRecovery = false;
+    if (cwrAck)
+    {
+        CwrAck(advanced, currentDelivered);
+    }
     if (rexmitNew)
     {
         // tcp_xmit_recovery's REXMIT_NEW: new data within the window, no retransmission
@@ -404,7 +538,7 @@ TcpLinuxSocket::ProcessLinuxAck(const SequenceNumber32& ackNumber,
     }
     // tcp_time_to_recover: the loss is proven (tcp_input.c:2342-2355); from Loss when a
     // retransmission was lost again (:3100-3106)
-    if (m_rack && m_txBuffer->GetLost() > 0 && !m_segments.empty() &&
+    if (!cwrAck && m_rack && m_txBuffer->GetLost() > 0 && !m_segments.empty() &&
         (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER ||
          (state == TcpSocketState::CA_LOSS && lostRetransmit)))
     {
@@ -607,6 +741,13 @@ TcpLinuxSocket::SetCaState(TcpSocketState::TcpCongState_t state)
 {
     m_congestionControl->CongestionStateSet(m_tcb, state);
     m_tcb->m_congState = state;
+    if (state == TcpSocketState::CA_OPEN)
+    {
+        // TcpSocketBase counts duplicate ACKs outside Recovery and Loss (DupAck: in CWR too)
+        // and takes Open to have none (it asserts so on the next), as where it ends a recovery
+        // itself; Linux counts none with SACK
+        m_dupAckCount = 0;
+    }
 }
 
 void
@@ -621,6 +762,16 @@ TcpLinuxSocket::CongStateChanged(TcpSocketState::TcpCongState_t previous,
     if (now == TcpSocketState::CA_RECOVERY && previous != TcpSocketState::CA_RECOVERY)
     {
         m_recoveryEntrySend = true; // RecoveryEntryCongControl, at that retransmission
+    }
+    if (m_rack && now == TcpSocketState::CA_RECOVERY && !m_enteringRecovery &&
+        (previous == TcpSocketState::CA_OPEN || previous == TcpSocketState::CA_DISORDER))
+    {
+        // TcpSocketBase starts it itself (DupAck: RACK marked the head lost) and then
+        // retransmits the head whatever its marks; Linux sends what tcp_xmit_retransmit_queue
+        // finds (RecoveryFirstSend): the head, unless that is a retransmission still in flight
+        // (after a recovery undone with the head's lost mark kept, tcp_undo_cwnd_reduction)
+        m_headLostBeforeRecovery = true;
+        m_enteringRecovery = true;
     }
     if (!m_undo || now != TcpSocketState::CA_RECOVERY || previous == TcpSocketState::CA_RECOVERY)
     {
@@ -687,14 +838,22 @@ TcpLinuxSocket::UndoCwndReduction(bool unmarkLoss)
 void
 TcpLinuxSocket::KeepOpen()
 {
-    // tcp_try_to_open and tcp_try_keep_open, tcp_input.c:2753-2770, 2734-2747
+    // tcp_try_to_open and tcp_try_keep_open, tcp_input.c:2753-2768, 2739-2751
     if (m_txBuffer->GetRetransmitsCount() == 0)
     {
         m_retransStampMs = 0;
     }
+    if (m_tcb->m_congState == TcpSocketState::CA_CWR)
+    {
+        return;
+    }
     const bool leftOut =
         m_sackedOut > 0 || m_txBuffer->GetLost() > 0 || m_txBuffer->GetRetransmitsCount() > 0;
-    SetCaState(leftOut ? TcpSocketState::CA_DISORDER : TcpSocketState::CA_OPEN);
+    const auto state = leftOut ? TcpSocketState::CA_DISORDER : TcpSocketState::CA_OPEN;
+    if (m_tcb->m_congState != state)
+    {
+        SetCaState(state);
+    }
 }
 
 bool
@@ -756,7 +915,25 @@ TcpLinuxSocket::IsDsack(const TcpOptionSack::SackList& blocks, uint32_t ack)
 void
 TcpLinuxSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
 {
+    // In CWR Linux ends the episode in tcp_fastretrans_alert, after tcp_clean_rtx_queue handed
+    // the module its pkts_acked, and then tells the module set_state(Open) (tcp_ack,
+    // tcp_input.c:4001-4019; :3061-3070); TcpSocketBase::ReceivedAck ends it on an ACK above
+    // m_recover before it calls PktsAcked, without set_state. m_recover (high_seq) is held at
+    // the ACK's own number while TcpSocketBase reads it; ProcessAck puts it back and ends the
+    // episode (CwrAck).
+    const bool inCwr = m_tcb->m_congState == TcpSocketState::CA_CWR;
+    if (inCwr)
+    {
+        m_cwrHighSeq = m_recover;
+        m_recover = tcpHeader.GetAckNumber();
+        m_cwrAckHeld = true;
+    }
     ReceivedAckWithoutDsack(packet, tcpHeader);
+    if (m_cwrAckHeld)
+    {
+        m_recover = m_cwrHighSeq; // an old ACK, which ProcessAck did not take
+        m_cwrAckHeld = false;
+    }
     // tcp_ack is over: its rate sample, taken or not, is no other's
     m_rateGenPending = false;
     m_rateSampleReady = false;
@@ -1097,6 +1274,7 @@ TcpLinuxSocket::ProcessTlpAck(uint32_t ack, bool pureDuplicate)
         // tcp_end_cwnd_reduction), then tcp_try_keep_open
         m_tlpHighSeq = 0;
         ++m_tlpRecoveries;
+        const bool inCwr = m_tcb->m_congState == TcpSocketState::CA_CWR;
         m_tcb->m_ssThresh = m_congestionControl->GetSsThresh(m_tcb, BytesInFlight());
         m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_CWR);
         m_tcb->m_congState = TcpSocketState::CA_CWR;
@@ -1112,6 +1290,10 @@ TcpLinuxSocket::ProcessTlpAck(uint32_t ack, bool pureDuplicate)
         const auto open = leftOut ? TcpSocketState::CA_DISORDER : TcpSocketState::CA_OPEN;
         m_congestionControl->CongestionStateSet(m_tcb, open);
         m_tcb->m_congState = open;
+        if (inCwr || open == TcpSocketState::CA_OPEN)
+        {
+            m_dupAckCount = 0; // as SetCaState, and none counted in CWR's episode (cdg's)
+        }
         return;
     }
     if (pureDuplicate)

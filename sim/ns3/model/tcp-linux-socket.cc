@@ -327,6 +327,7 @@ TcpLinuxSocket::ShareFacts(bool share)
     if (cc)
     {
         cc->SetFacts(share ? this : nullptr);
+        cc->SetCwr(share ? this : nullptr);
     }
     auto recovery = DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps);
     if (recovery)

@@ -282,6 +282,21 @@ class TcpLinuxRttEstimator : public RttEstimator
  *     the next episode. A D-SACK of a probe ends its episode without a reduction
  *     (FLAG_DSACK_TLP, :1021-1024, 3808-3810). The D-SACK block is taken out of the header
  *     before TcpSocketBase's scoreboard sees it: that would mark the head SACKed.
+ * - **CWR entered by the congestion control** (tcp_enter_cwr, tcp_input.c:2726-2736; tcp_cdg's
+ *   backoff): from Open or Disorder, when the module's hook returns (TcpLinuxCwr), the
+ *   connection is in CWR with high_seq = snd_nxt, no probe episode (tlp_high_seq = 0), PRR's
+ *   counts from zero and the window kept as prior_cwnd (tcp_init_cwnd_reduction, :2669-2681),
+ *   nothing to undo (undo_marker = 0); prior_ssthresh is cleared whatever the state. The
+ *   window is not reduced on that ACK (cong_avoid is tcp_cong_control's other branch). On each
+ *   ACK after (tcp_ack, :4001-4034): the module's pkts_acked; the episode ends once snd_una is
+ *   beyond high_seq, the window set to ssthresh, COMPLETE_CWR then set_state(Open)
+ *   (tcp_end_cwnd_reduction, :2709-2723; tcp_fastretrans_alert, :3061-3070); anything marked
+ *   lost starts recovery, from CWR without a new reduction (tcp_enter_recovery, :2894-2899),
+ *   else the state stays CWR or goes to Open or Disorder (tcp_try_to_open, :2753-2768); then
+ *   in CWR or Recovery PRR reduces the window by the ACK's deliveries (tcp_cwnd_reduction,
+ *   TcpLinuxPrrRecovery), out of them an ACK of data grows it (tcp_cong_control, :3573-3588).
+ *   TcpSocketBase ends CWR itself before PktsAcked and without set_state (its ECN path): this
+ *   socket holds m_recover at the ACK's number while TcpSocketBase reads it, and ends it after.
  * - **F-RTO** (Frto, off by default; tcp_frto = 2, RFC 5682 with SACK): a timeout outside fast
  *   recovery starts it, with high_seq at snd_nxt (tcp_enter_loss, tcp_input.c:2185-2195). In
  *   Loss, after the timestamp's undo (above) is tried (tcp_process_loss, :2905-2960): an ACK
@@ -326,7 +341,10 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   paces (tcp_small_queue_check, :2535-2537); a module's min_tso_segs sizes GSO packets
  *   (tcp_tso_segs, :2003-2005).
  */
-class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLinuxAckFacts
+class TcpLinuxSocket : public TcpSocketBase,
+                       public TcpLinuxFacts,
+                       public TcpLinuxAckFacts,
+                       public TcpLinuxCwr
 {
   public:
     /**
@@ -373,6 +391,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
                             uint32_t& newlyLost,
                             bool& sndUnaAdvanced,
                             uint32_t& packetsInFlight) const override;
+    bool AckTakenInCwr() const override;
+    void EnterLinuxCwr(uint32_t priorCwnd) override;
 
     /// @return the Linux algorithm the connection runs now, "" without TcpLinuxCongestion
     std::string GetLinuxAlgorithm() const;
@@ -610,10 +630,20 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
      */
     void UndoCwndReduction(bool unmarkLoss);
     /**
-     * @brief Go to Open, or to Disorder with segments SACKed, lost or retransmitted out
-     * (tcp_try_keep_open / tcp_try_to_open), telling the congestion control.
+     * @brief tcp_try_to_open: the retransmission stamp cleared with no retransmission out;
+     * outside CWR, Open, or Disorder with segments SACKed, lost or retransmitted out
+     * (tcp_try_keep_open), the congestion control told of a change.
      */
     void KeepOpen();
+    /**
+     * @brief An ACK that came in CWR, after TcpSocketBase took it (PktsAcked, NewAck):
+     * tcp_fastretrans_alert's end of the episode and its losses, then tcp_cong_control.
+     * @param advanced whether it advanced snd_una
+     * @param currentDelivered bytes it delivered, as ns-3 counts them
+     */
+    void CwrAck(bool advanced, uint32_t currentDelivered);
+    /// tcp_end_cwnd_reduction and the state Open: the episode of CWR ends.
+    void EndCwr();
     /// @return tcp_try_undo_dsack: undone because D-SACKs covered every retransmission
     bool TryUndoDsack();
     /**
@@ -694,7 +724,8 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
                          const SequenceNumber32& oldHeadSequence,
                          bool receivedData);
     /**
-     * @brief ReceivedAck with the D-SACK block set aside (CheckDsack).
+     * @brief ReceivedAck with the D-SACK block set aside (CheckDsack): its body, which
+     * ReceivedAck wraps to hold m_recover in CWR and to end the ACK's rate sample.
      * @param packet the segment's payload
      * @param tcpHeader its header
      */
@@ -743,12 +774,16 @@ class TcpLinuxSocket : public TcpSocketBase, public TcpLinuxFacts, public TcpLin
     /// The segment of m_segments holding a sequence number, or end().
     std::map<uint32_t, Segment>::const_iterator SegmentAt(uint32_t seq) const;
 
+    bool m_cwrAckHeld{false};             //!< an ACK in CWR: m_recover held at its number
+    SequenceNumber32 m_cwrHighSeq{0};     //!< high_seq while m_recover is held
+    bool m_ackInCwr{false};               //!< TcpSocketBase takes an ACK that came in CWR
     bool m_enteringRecovery{false};       //!< in EnterLinuxRecovery, before its first send
     bool m_headLostBeforeRecovery{false}; //!< the head was marked lost before it
     uint32_t m_recoveryRedirected{0};     //!< recoveries begun with Linux's send, not the head
 
     /**
-     * @brief TcpSocketBase::EnterRecovery, with its first send Linux's (RecoveryFirstSend).
+     * @brief TcpSocketBase::EnterRecovery, with its first send Linux's (RecoveryFirstSend); in
+     * CWR, the reduction under way goes on into Recovery (tcp_enter_recovery).
      * @param currentDelivered bytes the ACK delivered (0 from a timer)
      */
     void EnterLinuxRecovery(uint32_t currentDelivered);

@@ -32,6 +32,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace ns3
@@ -162,8 +163,10 @@ struct RackRun
     bool timestamps{true};         //!< the timestamp option on both ends
     bool smallQueues{false};       //!< TCP small queues on the sender
     bool gsoPush{false};           //!< PSH on every GSO packet (GsoPush)
-    std::string algorithm{"reno"}; //!< the Linux congestion control the sender runs
+    std::string algorithm{"reno"}; //!< the Linux module the sender runs
+    std::string moduleParameters;  //!< its ModuleParameters
     std::function<void(NodeContainer&)> onSocket; //!< called once the socket exists
+    std::vector<std::pair<Time, TcpSocketState::TcpCongState_t>> states; //!< the state's changes
     std::vector<std::pair<Time, uint32_t>> cwnd;     //!< the window's changes, bytes
     std::vector<std::pair<Time, uint32_t>> ssthresh; //!< the threshold's changes, bytes
 
@@ -178,11 +181,12 @@ struct RackRun
     }
 
     /// A traced value just before `t` (the last change before it), or `initial`.
-    static uint32_t Before(const std::vector<std::pair<Time, uint32_t>>& series,
-                           Time t,
-                           uint32_t initial)
+    template <typename T>
+    static T Before(const std::vector<std::pair<Time, T>>& series,
+                    Time t,
+                    std::type_identity_t<T> initial)
     {
-        uint32_t value = initial;
+        T value = initial;
         for (const auto& [at, v] : series)
         {
             if (at >= t)
@@ -227,6 +231,7 @@ struct RackRun
 
     void State(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
     {
+        states.emplace_back(Simulator::Now(), now);
         if (now == TcpSocketState::CA_LOSS && !lossState)
         {
             lossAt = Simulator::Now();
@@ -297,6 +302,8 @@ struct RackRun
         Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                            TypeIdValue(TcpLinuxCongestion::GetTypeId()));
         Config::SetDefault("ns3::TcpLinuxCongestion::Algorithm", StringValue(algorithm));
+        Config::SetDefault("ns3::TcpLinuxCongestion::ModuleParameters",
+                           StringValue(moduleParameters));
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                            TypeIdValue(TcpLinuxPrrRecovery::GetTypeId()));
         Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(MSS));

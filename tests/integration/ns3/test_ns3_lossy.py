@@ -5,6 +5,8 @@ congestion control each variant really got, the cap, determinism."""
 import itertools
 import json
 import math
+import os
+import re
 import signal
 import subprocess
 
@@ -127,6 +129,29 @@ def test_each_variant_runs_its_own_class(ns3_programs, variant):
     out = _run(ns3_programs, f"delay_ms=10+loss=0.01+variant={variant}")
     assert out["status"] == "ok"
     assert out["ns3"]["congestion_control"] == variants.get(variant).ns3.type_id
+
+
+@pytest.mark.ns3
+def test_cdg_backs_off_into_cwr_on_linuxs_socket(ns3_programs):
+    # cdg's backoff enters CWR itself (tcp_enter_cwr), which TcpLinuxSocket carries out
+    # (docs/linux-cc.md, "CWR"); the socket logs each episode's start with its window and
+    # threshold, which cdg's backoff sets to max(2, cwnd x 724 >> 10) segments (tcp_cdg.c:
+    # 333-334, backoff_beta 0.7071 x 1024), and its end. 20 000 writes at 1 % back off often.
+    proc = subprocess.run(
+        _command(ns3_programs, "delay_ms=10+loss=0.01+variant=cdg", writes=20000),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NS_LOG": "TcpLinuxSocketLoss=debug"},
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout)
+    assert out["status"] == "ok" and out["ns3"]["linux_congestion_control"] == "cdg"
+    mss = 1448
+    entries = re.findall(r"CWR: cwnd (\d+) ssthresh (\d+)", proc.stderr)
+    assert len(entries) >= 5, proc.stderr[-2000:]
+    for cwnd, ssthresh in entries:
+        assert int(ssthresh) == max(2, (int(cwnd) // mss) * 724 >> 10) * mss, (cwnd, ssthresh)
+    assert "CWR ends" in proc.stderr  # beyond high_seq; an episode may also go on in recovery
 
 
 @pytest.mark.ns3

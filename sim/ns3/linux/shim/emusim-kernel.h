@@ -7,8 +7,11 @@
  * Every kernel header a module includes (<linux/module.h>, <net/tcp.h>, ...) is a file of this
  * directory that includes this one. Names, types and semantics follow the 6.1.192 tree; each
  * block says where in it its definitions are. Nothing here is copied: the structures hold only
- * the fields the modules read or write, and the helpers are written from their documented
- * behaviour. docs/linux-cc.md says how a connection's state reaches them and what is left.
+ * the fields the modules read or write, and what this file defines is written from the kernel's
+ * documented behaviour. The kernel's own inline helpers of <net/tcp.h> that the modules call
+ * (tcp_is_cwnd_limited, tcp_snd_cwnd_set, ...) are taken from the package by the build
+ * (linux/extract.cmake) and included below as <emusim/tcp-helpers.h>. docs/linux-cc.md says
+ * how a connection's state reaches them and what is left.
  *
  * One connection at a time runs module code (ns-3 is single-threaded), so locks, RCU, per-CPU
  * data and memory barriers are plain accesses.
@@ -49,6 +52,8 @@ typedef unsigned int gfp_t;
 #define U32_C(x) x##U
 #define ULL(x) x##ULL
 #define GFP_KERNEL 0u
+#define GFP_NOWAIT 0u
+#define __GFP_NOWARN 0u
 #define EINVAL 22
 #define EPERM 1
 #define ERANGE 34
@@ -423,19 +428,11 @@ struct tcp_sock {
 	struct tcp_options_received rx_opt;
 };
 
+/* 6.1.192 makes it container_of_const on the socket nested in the connection (linux/tcp.h:474):
+ * the shim's tcp_sock begins with it, so the socket is the tcp_sock */
 static inline struct tcp_sock *tcp_sk(const struct sock *sk)
 {
 	return (struct tcp_sock *)sk;
-}
-
-static inline struct inet_connection_sock *inet_csk(const struct sock *sk)
-{
-	return (struct inet_connection_sock *)sk;
-}
-
-static inline void *inet_csk_ca(const struct sock *sk)
-{
-	return (void *)inet_csk(sk)->icsk_ca_priv;
 }
 
 /* include/net/inet_ecn.h: the socket stops marking its packets ECN-capable */
@@ -542,7 +539,9 @@ struct tcp_congestion_ops {
 int tcp_register_congestion_control(struct tcp_congestion_ops *type);
 void tcp_unregister_congestion_control(struct tcp_congestion_ops *type);
 
-/* net/ipv4/tcp_cong.c's helpers, written in emusim-kernel.c */
+/* net/ipv4/tcp_cong.c's Reno and the helpers the modules share, compiled from the package
+ * (emusim/tcp_cong_reno.c, written by linux/extract.cmake) */
+extern struct tcp_congestion_ops tcp_reno;
 u32 tcp_slow_start(struct tcp_sock *tp, u32 acked);
 void tcp_cong_avoid_ai(struct tcp_sock *tp, u32 w, u32 acked);
 void tcp_reno_cong_avoid(struct sock *sk, u32 ack, u32 acked);
@@ -554,92 +553,15 @@ u32 tcp_reno_undo_cwnd(struct sock *sk);
 void tcp_enter_cwr(struct sock *sk);
 void __tcp_send_ack(struct sock *sk, u32 rcv_nxt);
 
-/* sequence-number order, wrapping (include/net/tcp.h:before/after/between) */
-static inline bool before(u32 seq1, u32 seq2)
-{
-	return (s32)(seq1 - seq2) < 0;
-}
+/* sequence-number order, wrapping (include/net/tcp.h:284) */
 #define after(seq2, seq1) before(seq1, seq2)
 
-static inline bool between(u32 seq1, u32 seq2, u32 seq3)
-{
-	return seq3 - seq2 >= seq1 - seq2;
-}
-
-static inline u32 tcp_snd_cwnd(const struct tcp_sock *tp)
-{
-	return tp->snd_cwnd;
-}
-
-static inline void tcp_snd_cwnd_set(struct tcp_sock *tp, u32 val)
-{
-	WARN_ON_ONCE((int)val <= 0);
-	tp->snd_cwnd = val;
-}
-
-static inline bool tcp_in_slow_start(const struct tcp_sock *tp)
-{
-	return tcp_snd_cwnd(tp) < tp->snd_ssthresh;
-}
-
-static inline bool tcp_in_initial_slowstart(const struct tcp_sock *tp)
-{
-	return tp->snd_ssthresh >= TCP_INFINITE_SSTHRESH;
-}
-
-static inline bool tcp_in_cwnd_reduction(const struct sock *sk)
-{
-	return (TCPF_CA_CWR | TCPF_CA_Recovery) & (1 << inet_csk(sk)->icsk_ca_state);
-}
-
-/* ssthresh, or 3/4 of cwnd if larger, outside a reduction (tcp.h:1284-1294) */
-static inline u32 tcp_current_ssthresh(const struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	if (tcp_in_cwnd_reduction(sk))
-		return tp->snd_ssthresh;
-	return max(tp->snd_ssthresh, (tcp_snd_cwnd(tp) >> 1) + (tcp_snd_cwnd(tp) >> 2));
-}
-
-static inline unsigned int tcp_left_out(const struct tcp_sock *tp)
-{
-	return tp->sacked_out + tp->lost_out;
-}
-
-static inline unsigned int tcp_packets_in_flight(const struct tcp_sock *tp)
-{
-	return tp->packets_out - tcp_left_out(tp) + tp->retrans_out;
-}
-
-/* cwnd counts as used when the last window was cwnd-limited (tcp_cwnd_validate), or in slow
- * start while cwnd is below twice the most packets out in that window (tcp.h:1329-1340) */
-static inline bool tcp_is_cwnd_limited(const struct sock *sk)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	if (tp->is_cwnd_limited)
-		return true;
-	if (tcp_in_slow_start(tp))
-		return tcp_snd_cwnd(tp) < 2 * tp->max_packets_out;
-	return false;
-}
-
-static inline u32 tcp_min_rtt(const struct tcp_sock *tp)
-{
-	return minmax_get(&tp->rtt_min);
-}
-
-/* TCP timestamps count milliseconds (TCP_TS_HZ) of tcp_mstamp */
-static inline u32 tcp_time_stamp(const struct tcp_sock *tp)
-{
-	return (u32)div_u64(tp->tcp_mstamp, USEC_PER_SEC / TCP_TS_HZ);
-}
-
-static inline u32 tcp_stamp_us_delta(u64 t1, u64 t0)
-{
-	return max_t(s64, t1 - t0, 0);
-}
+/* the kernel's inline helpers: inet_csk, inet_csk_ca (include/net/inet_connection_sock.h);
+ * before, between, tcp_min_rtt, tcp_time_stamp, tcp_stamp_us_delta, tcp_left_out,
+ * tcp_packets_in_flight, tcp_snd_cwnd, tcp_snd_cwnd_set, tcp_in_slow_start,
+ * tcp_in_initial_slowstart, tcp_in_cwnd_reduction, tcp_current_ssthresh, tcp_is_cwnd_limited
+ * (include/net/tcp.h), as the package defines them */
+#include <emusim/tcp-helpers.h>
 
 /* No BPF program is attached to the hosts' cgroups: a sock_ops call replies 0
  * (tcp_call_bpf, tcp.h:2416-2438, with BPF_CGROUP_RUN_PROG_SOCK_OPS returning 0). */
