@@ -9,6 +9,7 @@
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/tcp-socket-state.h"
+#include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -49,7 +50,12 @@ TcpFast::GetTypeId()
                           "(the papers' gamma, in (0, 1])",
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&TcpFast::m_updateWeight),
-                          MakeDoubleChecker<double>(0.0, 1.0));
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddTraceSource("Update",
+                            "Each once-per-RTT decision of the window rule: baseRTT, avgRTT, "
+                            "the queued packets it estimated, the window before and after",
+                            MakeTraceSourceAccessor(&TcpFast::m_updateTrace),
+                            "ns3::TcpFast::UpdateTracedCallback");
     return tid;
 }
 
@@ -160,9 +166,11 @@ TcpFast::UpdateWindow(Ptr<TcpSocketState> tcb)
     NS_ABORT_MSG_IF(m_updateWeight <= 0.0, "TcpFast: UpdateWeight must be in (0, 1]");
     double w = static_cast<double>(tcb->m_cWnd.Get()) / tcb->m_segmentSize;
     double queued = QueuedPackets(w);
+    uint32_t before = tcb->m_cWnd.Get();
     if (queued >= m_alpha && queued <= m_beta)
     {
         NS_LOG_LOGIC("queued " << queued << " within [Alpha, Beta]: window held at " << w);
+        m_updateTrace(m_baseRtt, GetAvgRtt(), queued, before, before);
         return;
     }
     double ratio = m_baseRtt.GetSeconds() / m_avgRtt;
@@ -171,6 +179,7 @@ TcpFast::UpdateWindow(Ptr<TcpSocketState> tcb)
     next = std::max(next, 2.0);
     tcb->m_cWnd = static_cast<uint32_t>(std::lround(next * tcb->m_segmentSize));
     tcb->m_ssThresh = std::min(tcb->m_ssThresh.Get(), tcb->m_cWnd.Get());
+    m_updateTrace(m_baseRtt, GetAvgRtt(), queued, before, tcb->m_cWnd.Get());
     NS_LOG_DEBUG("queued " << queued << ": window " << w << " -> " << next << " segments");
 }
 

@@ -10,6 +10,7 @@
 
 #include "ns3/sequence-number.h"
 #include "ns3/tcp-congestion-ops.h"
+#include "ns3/traced-callback.h"
 
 namespace ns3
 {
@@ -159,6 +160,22 @@ class TcpFast : public TcpNewReno
      */
     double QueuedPackets(double segments) const;
 
+    /**
+     * TracedCallback signature of the Update trace source: one once-per-RTT decision of the
+     * window rule (and the one at the end of slow start).
+     *
+     * @param [in] baseRtt the minimum RTT observed
+     * @param [in] avgRtt the estimator's average RTT
+     * @param [in] queued the flow's queued packets by (1), for the window before the update
+     * @param [in] cwndBefore the congestion window before, bytes
+     * @param [in] cwndAfter the congestion window after, bytes
+     */
+    typedef void (*UpdateTracedCallback)(Time baseRtt,
+                                         Time avgRtt,
+                                         double queued,
+                                         uint32_t cwndBefore,
+                                         uint32_t cwndAfter);
+
     /// Upper bound of the estimator's weight eta (INFOCOM 2004, Section 4.1).
     static constexpr double RTT_WEIGHT_MAX = 0.25;
     /// eta = RTT_WEIGHT_WINDOW / w below that bound: about a third of a window of samples.
@@ -179,6 +196,8 @@ class TcpFast : public TcpNewReno
     double m_avgRtt;              //!< the estimator's average RTT, s (a double: a Time's ns
                                   //!< would stall the average short of its samples)
     SequenceNumber32 m_begSndNxt; //!< next sequence to send when the current cycle began
+    /// each once-per-RTT decision: baseRTT, avgRTT, q by (1), window before and after
+    TracedCallback<Time, Time, double, uint32_t, uint32_t> m_updateTrace;
 };
 
 } // namespace ns3
