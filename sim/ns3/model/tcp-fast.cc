@@ -34,12 +34,6 @@ TcpFast::GetTypeId()
                           UintegerValue(100),
                           MakeUintegerAccessor(&TcpFast::m_alpha),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("Beta",
-                          "The window is reduced only when more than Beta packets are queued; "
-                          "between Alpha and Beta it is held",
-                          UintegerValue(150),
-                          MakeUintegerAccessor(&TcpFast::m_beta),
-                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("Gamma",
                           "Slow start ends when more than Gamma packets are queued",
                           UintegerValue(100),
@@ -62,7 +56,6 @@ TcpFast::GetTypeId()
 TcpFast::TcpFast()
     : TcpNewReno(),
       m_alpha(100),
-      m_beta(150),
       m_gamma(100),
       m_updateWeight(0.5),
       m_baseRtt(Time::Max()),
@@ -75,7 +68,6 @@ TcpFast::TcpFast()
 TcpFast::TcpFast(const TcpFast& sock)
     : TcpNewReno(sock),
       m_alpha(sock.m_alpha),
-      m_beta(sock.m_beta),
       m_gamma(sock.m_gamma),
       m_updateWeight(sock.m_updateWeight),
       m_baseRtt(sock.m_baseRtt),
@@ -167,12 +159,6 @@ TcpFast::UpdateWindow(Ptr<TcpSocketState> tcb)
     double w = static_cast<double>(tcb->m_cWnd.Get()) / tcb->m_segmentSize;
     double queued = QueuedPackets(w);
     uint32_t before = tcb->m_cWnd.Get();
-    if (queued >= m_alpha && queued <= m_beta)
-    {
-        NS_LOG_LOGIC("queued " << queued << " within [Alpha, Beta]: window held at " << w);
-        m_updateTrace(m_baseRtt, GetAvgRtt(), queued, before, before);
-        return;
-    }
     double ratio = m_baseRtt.GetSeconds() / m_avgRtt;
     double target = ratio * w + m_alpha;
     double next = std::min(2.0 * w, (1.0 - m_updateWeight) * w + m_updateWeight * target);
