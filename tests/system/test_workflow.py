@@ -265,14 +265,14 @@ def test_the_multiflow_study(workdir):
                 settled = (t > (k + 0.5) * phase_s + 1e-9) & (t <= (k + 1) * phase_s + 1e-9)
                 assert row.aggregate_Mbps == pytest.approx(total[settled].mean())
     # FAST in scenario I: no drops, the link full, a steady queue, the first flow alone keeps
-    # between alpha and beta packets queued (its baseRTT is exact: it met an empty queue)
-    alpha, beta = multiflow_phases.queue_target_pkts("fast")
+    # about alpha packets queued (its baseRTT is exact: it met an empty queue)
+    alpha = multiflow_phases.queue_target_pkts("fast")
     one = pd.read_csv(quick / "results/multiflow/multiflow-dynamic-i.csv")
     fast = one[one["variant"] == "fast"].sort_values("phase")
     assert fast["drops_phase"].sum() == 0
     assert (fast["utilisation"] > 0.97).all()
     assert (fast["queue_sd_pkts"] < 0.05 * fast["queue_mean_pkts"]).all()
-    assert alpha * 0.95 <= fast.iloc[0]["queued_per_flow_pkts"] <= beta
+    assert alpha * 0.95 <= fast.iloc[0]["queued_per_flow_pkts"] <= alpha * 1.05
     # the paper gained the section, its numbers generated
     numbers = (quick / "paper" / "generated" / "numbers.tex").read_text()
     assert r"\newcommand{\MultiflowDynamicIFastAlpha}{100}" in numbers

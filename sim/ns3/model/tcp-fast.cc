@@ -9,6 +9,7 @@
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/tcp-socket-state.h"
+#include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -33,12 +34,6 @@ TcpFast::GetTypeId()
                           UintegerValue(100),
                           MakeUintegerAccessor(&TcpFast::m_alpha),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("Beta",
-                          "The window is reduced only when more than Beta packets are queued; "
-                          "between Alpha and Beta it is held",
-                          UintegerValue(150),
-                          MakeUintegerAccessor(&TcpFast::m_beta),
-                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("Gamma",
                           "Slow start ends when more than Gamma packets are queued",
                           UintegerValue(100),
@@ -49,14 +44,18 @@ TcpFast::GetTypeId()
                           "(the papers' gamma, in (0, 1])",
                           DoubleValue(0.5),
                           MakeDoubleAccessor(&TcpFast::m_updateWeight),
-                          MakeDoubleChecker<double>(0.0, 1.0));
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddTraceSource("Update",
+                            "Each once-per-RTT decision of the window rule: baseRTT, avgRTT, "
+                            "the queued packets it estimated, the window before and after",
+                            MakeTraceSourceAccessor(&TcpFast::m_updateTrace),
+                            "ns3::TcpFast::UpdateTracedCallback");
     return tid;
 }
 
 TcpFast::TcpFast()
     : TcpNewReno(),
       m_alpha(100),
-      m_beta(150),
       m_gamma(100),
       m_updateWeight(0.5),
       m_baseRtt(Time::Max()),
@@ -69,7 +68,6 @@ TcpFast::TcpFast()
 TcpFast::TcpFast(const TcpFast& sock)
     : TcpNewReno(sock),
       m_alpha(sock.m_alpha),
-      m_beta(sock.m_beta),
       m_gamma(sock.m_gamma),
       m_updateWeight(sock.m_updateWeight),
       m_baseRtt(sock.m_baseRtt),
@@ -160,17 +158,14 @@ TcpFast::UpdateWindow(Ptr<TcpSocketState> tcb)
     NS_ABORT_MSG_IF(m_updateWeight <= 0.0, "TcpFast: UpdateWeight must be in (0, 1]");
     double w = static_cast<double>(tcb->m_cWnd.Get()) / tcb->m_segmentSize;
     double queued = QueuedPackets(w);
-    if (queued >= m_alpha && queued <= m_beta)
-    {
-        NS_LOG_LOGIC("queued " << queued << " within [Alpha, Beta]: window held at " << w);
-        return;
-    }
+    uint32_t before = tcb->m_cWnd.Get();
     double ratio = m_baseRtt.GetSeconds() / m_avgRtt;
     double target = ratio * w + m_alpha;
     double next = std::min(2.0 * w, (1.0 - m_updateWeight) * w + m_updateWeight * target);
     next = std::max(next, 2.0);
     tcb->m_cWnd = static_cast<uint32_t>(std::lround(next * tcb->m_segmentSize));
     tcb->m_ssThresh = std::min(tcb->m_ssThresh.Get(), tcb->m_cWnd.Get());
+    m_updateTrace(m_baseRtt, GetAvgRtt(), queued, before, tcb->m_cWnd.Get());
     NS_LOG_DEBUG("queued " << queued << ": window " << w << " -> " << next << " segments");
 }
 

@@ -10,6 +10,7 @@
 
 #include "ns3/sequence-number.h"
 #include "ns3/tcp-congestion-ops.h"
+#include "ns3/traced-callback.h"
 
 namespace ns3
 {
@@ -52,21 +53,28 @@ class TcpSocketState;
  *    bound of (2)); left on the first ACK whose estimate (1) exceeds Gamma.
  *    On leaving, ssThresh is set to the window and the rule below is applied at once.
  *  - Otherwise, once per RTT (when the ACK of the first segment sent after the previous update
- *    arrives, as ns-3's TcpVegas delimits its cycles): if q < Alpha the window grows by (2);
- *    if q > Beta it shrinks by (2); in between it is held. Beta >= Alpha makes [Alpha, Beta] a
- *    band in which the window is steady; Beta = Alpha is the papers' pure rule (2). The band is
- *    that of the FAST TCP ns-2 module (Cui, Andrew, v1.1.3, 2007, tcp-fast.cc fast_calc_cwnd:
- *    the window is recomputed only when q < alpha_ or q >= beta_). The window is never set
- *    below two segments (the same module's floor) and, between updates, is not changed.
+ *    arrives, as ns-3's TcpVegas delimits its cycles), the window is set by (2), whatever q is:
+ *    (2) is w <- w + g (Alpha - q) below the 2w cap, so it grows while q < Alpha, shrinks while
+ *    q > Alpha and is still only at q = Alpha. There is no band in which the window is held:
+ *    a band [alpha, beta] of queued packets is TCP Vegas's rule (Brakmo, Peterson, IEEE JSAC
+ *    13(8), 1995; Linux 6.1 net/ipv4/tcp_vegas.c, alpha 2, beta 4), under which flows that
+ *    share a queue can settle anywhere in the band, at rates up to beta/alpha apart. The FAST
+ *    TCP ns-2 module (Cui, Andrew, v1.1.3, tcp-fast.cc fast_calc_cwnd) carries such a band
+ *    (alpha_, beta_); the papers' update (2) has none. The window is never set below two
+ *    segments (the same module's floor) and, between updates, is not changed.
  *  - ssThresh is kept at or below the window after each update, so that a decrease of (2)
  *    never turns into slow start.
+ *
+ * With the same baseRTT, n flows through one bottleneck reach the same fixed point q = Alpha
+ * each; their windows differ by a factor (1 - g (avgRTT - baseRTT) / avgRTT) less after each
+ * update (subtract (2) of one flow from the other's), so they converge to equal rates.
  *
  * Loss (GetSsThresh): FAST halves its window like Reno (INFOCOM 2004, Section 4; the ns-2
  * module's dupack_action does slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)):
  * ssThresh = max(cWnd / 2, 2 segments). Recovery, retransmission timeout and the
  * window after them are the socket's (TcpSocketBase), as for every ns-3 congestion control.
  *
- * Defaults Alpha 100, Beta 150, Gamma 100 packets are issue 9's buffer-size experiment's;
+ * Defaults Alpha 100 and Gamma 100 packets are issue 9's buffer-size experiment's;
  * UpdateWeight 0.5 is the papers' (and the ns-2 module's gamma_). Which of these statements
  * could be checked against which source: docs/fast-tcp.md, "Sources".
  */
@@ -159,6 +167,22 @@ class TcpFast : public TcpNewReno
      */
     double QueuedPackets(double segments) const;
 
+    /**
+     * TracedCallback signature of the Update trace source: one once-per-RTT decision of the
+     * window rule (and the one at the end of slow start).
+     *
+     * @param [in] baseRtt the minimum RTT observed
+     * @param [in] avgRtt the estimator's average RTT
+     * @param [in] queued the flow's queued packets by (1), for the window before the update
+     * @param [in] cwndBefore the congestion window before, bytes
+     * @param [in] cwndAfter the congestion window after, bytes
+     */
+    typedef void (*UpdateTracedCallback)(Time baseRtt,
+                                         Time avgRtt,
+                                         double queued,
+                                         uint32_t cwndBefore,
+                                         uint32_t cwndAfter);
+
     /// Upper bound of the estimator's weight eta (INFOCOM 2004, Section 4.1).
     static constexpr double RTT_WEIGHT_MAX = 0.25;
     /// eta = RTT_WEIGHT_WINDOW / w below that bound: about a third of a window of samples.
@@ -166,19 +190,20 @@ class TcpFast : public TcpNewReno
 
   private:
     /**
-     * @brief Apply rule (2) with the hold band [Alpha, Beta] to the window.
+     * @brief Apply rule (2) to the window.
      * @param tcb internal congestion state
      */
     void UpdateWindow(Ptr<TcpSocketState> tcb);
 
     uint32_t m_alpha;             //!< packets the flow keeps queued at equilibrium
-    uint32_t m_beta;              //!< the window is reduced only above this many queued packets
     uint32_t m_gamma;             //!< slow start ends above this many queued packets
     double m_updateWeight;        //!< the papers' gamma: weight of the target window in (2)
     Time m_baseRtt;               //!< minimum RTT observed (Time::Max() before any)
     double m_avgRtt;              //!< the estimator's average RTT, s (a double: a Time's ns
                                   //!< would stall the average short of its samples)
     SequenceNumber32 m_begSndNxt; //!< next sequence to send when the current cycle began
+    /// each once-per-RTT decision: baseRTT, avgRTT, q by (1), window before and after
+    TracedCallback<Time, Time, double, uint32_t, uint32_t> m_updateTrace;
 };
 
 } // namespace ns3

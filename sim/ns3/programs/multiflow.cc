@@ -24,6 +24,10 @@
  * and dequeue trace sources, not written anywhere: no per-packet tracing). The bottleneck
  * buffer can step at given times (the buffer-size experiment): --bufferSchedule=t:packets,...
  *
+ * --fastTraceFile writes one CSV line per once-per-RTT decision of every FAST flow's window rule
+ * (ns3::TcpFast's Update trace source: its baseRTT, average RTT, estimated queued packets and
+ * window before and after), a few lines per flow and RTT, to explain an equilibrium.
+ *
  * Every parameter comes from the command line; src/emusim/backends/ns3/command.py derives them from
  * the scenario. TCP attributes are set the ns-3 way, e.g. --ns3::TcpL4Protocol::SocketType=...
  */
@@ -36,6 +40,7 @@
 #include "../model/bounded-bulk-sender.h"
 #include "../model/draining-sink.h"
 #include "../model/tcp-event-trace.h"
+#include "../model/tcp-fast.h"
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -46,6 +51,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -88,6 +94,7 @@ struct RunConfig
     uint32_t backlogBytes{262144};         //!< unsent data a flow keeps in its socket
     std::string traceFile;                 //!< TCP event trace CSV of one flow ("" = none)
     uint32_t traceFlow{0};                 //!< which flow (0-based, in --flows order)
+    std::string fastTraceFile;             //!< FAST's per-RTT decisions, CSV ("" = none)
     emusim::RunArguments out;              //!< seed, run and output
 };
 
@@ -157,6 +164,36 @@ Array(const std::vector<T>& values, int digits)
     return os.str();
 }
 
+/**
+ * Write each once-per-RTT decision of the socket's TcpFast to `out` (--fastTraceFile).
+ * \param out the CSV file
+ * \param flow the flow's index, 0-based in --flows order
+ * \param socket the flow's sender socket (a TcpSocketBase whose congestion control is FAST)
+ */
+void
+WatchFast(std::ofstream* out, uint32_t flow, Ptr<Socket> socket)
+{
+    PointerValue ops;
+    socket->GetAttribute("CongestionOps", ops);
+    Ptr<TcpFast> fast = DynamicCast<TcpFast>(ops.Get<TcpCongestionOps>());
+    NS_ABORT_MSG_IF(!fast, "--fastTraceFile: flow " << flow << " does not run ns3::TcpFast");
+    UintegerValue segment;
+    socket->GetAttribute("SegmentSize", segment);
+    const double segmentBytes = segment.Get();
+    fast->TraceConnectWithoutContext(
+        "Update",
+        Callback<void, Time, Time, double, uint32_t, uint32_t>(
+            [out,
+             flow,
+             segmentBytes](Time base, Time avg, double queued, uint32_t before, uint32_t after) {
+                *out << FormatNumber(Simulator::Now().GetSeconds(), 6) << "," << flow << ","
+                     << FormatNumber(base.GetSeconds() * 1e3, 6) << ","
+                     << FormatNumber(avg.GetSeconds() * 1e3, 6) << "," << FormatNumber(queued, 3)
+                     << "," << FormatNumber(before / segmentBytes, 3) << ","
+                     << FormatNumber(after / segmentBytes, 3) << "\n";
+            }));
+}
+
 } // namespace
 
 int
@@ -177,6 +214,7 @@ main(int argc, char* argv[])
     cmd.AddValue("backlogBytes", "unsent bytes a sender keeps in its socket", cfg.backlogBytes);
     cmd.AddValue("traceFile", "TCP event trace CSV of one flow's sender", cfg.traceFile);
     cmd.AddValue("traceFlow", "the traced flow, 0-based in --flows order", cfg.traceFlow);
+    cmd.AddValue("fastTraceFile", "FAST's per-RTT window decisions, CSV", cfg.fastTraceFile);
     emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
 
@@ -249,6 +287,14 @@ main(int argc, char* argv[])
         n);
 
     Ptr<TcpEventTrace> eventTrace;
+    std::ofstream fastTrace;
+    if (!cfg.fastTraceFile.empty())
+    {
+        fastTrace.open(cfg.fastTraceFile);
+        NS_ABORT_MSG_UNLESS(fastTrace, "--fastTraceFile: cannot write " << cfg.fastTraceFile);
+        fastTrace << "t_s,flow,base_rtt_ms,avg_rtt_ms,queued_pkts,cwnd_before_pkts,"
+                     "cwnd_after_pkts\n";
+    }
     for (size_t i = 0; i < n; ++i)
     {
         const uint16_t port = 5001 + i;
@@ -260,13 +306,30 @@ main(int argc, char* argv[])
         auto sender = CreateObject<BoundedBulkSender>(InetSocketAddress(receiverAddress, port),
                                                       cfg.backlogBytes);
         senders.Get(i)->AddApplication(sender);
-        if (!cfg.traceFile.empty() && i == cfg.traceFlow)
+        const bool traceEvents = !cfg.traceFile.empty() && i == cfg.traceFlow;
+        if (traceEvents)
         {
             // the sender's events only: the bottleneck's drops are every flow's, and the
             // trace's segment numbers are this connection's
             eventTrace = CreateObject<TcpEventTrace>();
             eventTrace->Open(cfg.traceFile);
-            sender->SetSocketCallback(MakeCallback(&TcpEventTrace::WatchSocket, eventTrace));
+        }
+        if (traceEvents || fastTrace.is_open())
+        {
+            std::ofstream* fastOut = fastTrace.is_open() ? &fastTrace : nullptr;
+            Ptr<TcpEventTrace> events = traceEvents ? eventTrace : nullptr;
+            const auto flow = static_cast<uint32_t>(i);
+            sender->SetSocketCallback(
+                Callback<void, Ptr<Socket>>([events, fastOut, flow](Ptr<Socket> socket) {
+                    if (events)
+                    {
+                        events->WatchSocket(socket);
+                    }
+                    if (fastOut)
+                    {
+                        WatchFast(fastOut, flow, socket);
+                    }
+                }));
         }
         sender->SetStartTime(Seconds(flows[i].startS));
         sender->SetStopTime(Seconds(flows[i].stopS));

@@ -163,5 +163,5 @@ def draw(kind: str, inputs: Mapping, params: Mapping, stem: Path) -> list[Path]:
     scenario = params["scenario"]
     runs = read_runs(inputs["runs"])
     variants = list(dict.fromkeys(p.variant for p in scenario.points))
-    alpha = {v: t[0] for v in variants if (t := queue_target_pkts(v))}
+    alpha = {v: a for v in variants if (a := queue_target_pkts(v))}
     return figure(kind, runs, scenario, variants, alpha, stem)

@@ -61,7 +61,7 @@ def scenario_numbers(
     times among its phases that settled)."""
     key = pn.macro_name(name)
     workload, topo = settings["workload"], settings["topology"]
-    target = queue_target_pkts(FAST)
+    alpha = queue_target_pkts(FAST)
     rtts = sorted({f.rtt_ms for f in mf.flows(workload)})
     out = {
         f"{key}Rtts": _listing(rtts),
@@ -89,8 +89,7 @@ def scenario_numbers(
             f"{key}FastSettleMaxS": pn.fixed(
                 fast["settle_s"].max() if ok and fast["settle_s"].notna().any() else None, 1
             ),
-            f"{key}FastAlpha": pn.integer(target[0] if target else None),
-            f"{key}FastBeta": pn.integer(target[1] if target else None),
+            f"{key}FastAlpha": pn.integer(alpha),
         }
     )
     for variant in variants:
@@ -112,8 +111,8 @@ def buffer_numbers(name: str, phases: pd.DataFrame | None) -> dict:
     phase was steady and those that oscillated, and whether that is where n x alpha fits."""
     key = pn.macro_name(name)
     out: dict[str, str] = {}
-    target = queue_target_pkts(FAST)
-    if phases is None or phases.empty or "n_flows" not in phases or target is None:
+    alpha = queue_target_pkts(FAST)
+    if phases is None or phases.empty or "n_flows" not in phases or alpha is None:
         for n in ("Two", "Twenty"):
             for what in ("Steady", "Oscillating", "AsPredicted"):
                 out[f"{key}Fast{what}{n}"] = pn.NA
@@ -126,7 +125,7 @@ def buffer_numbers(name: str, phases: pd.DataFrame | None) -> dict:
                 out[f"{key}Fast{what}{word}"] = pn.NA
             continue
         calm = steady(rows)
-        fits = n * target[0] <= rows["buffer_pkts"]
+        fits = n * alpha <= rows["buffer_pkts"]
         as_predicted = int((calm == fits).sum())
         out[f"{key}FastSteady{word}"] = pn.text(
             ", ".join(str(int(b)) for b in rows.loc[calm, "buffer_pkts"]) or "none"

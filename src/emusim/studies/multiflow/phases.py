@@ -149,9 +149,9 @@ def phase_rows(runs: list[dict[str, Any]], scenario) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def queue_target_pkts(variant_name: str | None) -> tuple[float, float] | None:
-    """(alpha, beta) in packets per flow for a variant with a queueing target (FAST: the
-    registry's ns3::TcpFast::Alpha and ::Beta), else None."""
+def queue_target_pkts(variant_name: str | None) -> float | None:
+    """The packets per flow a variant keeps queued at equilibrium, for one with such a target
+    (FAST: the registry's ns3::TcpFast::Alpha), else None."""
     from emusim import variants
 
     if variant_name is None:
@@ -160,7 +160,7 @@ def queue_target_pkts(variant_name: str | None) -> tuple[float, float] | None:
     attrs = impl.attributes if impl else {}
     if impl is None or impl.type_id != "ns3::TcpFast":
         return None
-    return float(attrs["ns3::TcpFast::Alpha"]), float(attrs["ns3::TcpFast::Beta"])
+    return float(attrs["ns3::TcpFast::Alpha"])
 
 
 PAPER_COLUMNS = {
