@@ -239,3 +239,30 @@ def test_without_loss_both_backends_agree_on_every_variant_both_implement(study)
     assert (rows["status"] == "ok").all(), rows[["variant", "status"]]
     worst = rows.loc[rows["rel_diff"].abs().idxmax()]
     assert rows["rel_diff"].abs().max() <= 0.05, (worst["variant"], worst["rel_diff"])
+
+
+def test_a_parameter_variant_runs_in_a_kernel_of_its_own_and_records_its_parameters(study):
+    # cubic-nohystart is tcp_cubic with hystart 0 (config/tcp_variants.yaml): module
+    # parameters are kernel-wide, so the batch ran it in a session (a VM) of its own beside
+    # cubic's, and each of its runs records the parameter as read back from /sys/module.
+    # HyStart ends slow start without a loss (tcp_cubic.c, hystart_update): loss-free, cubic's
+    # connection ends with a finite ssthresh; without HyStart it keeps the initial one,
+    # TCP_INFINITE_SSTHRESH (0x7fffffff, include/net/tcp.h), as tcp_info reports it.
+    batch, runs = _runs(study)
+    cubic = [r for r in runs if r["params"]["variant"] == "cubic"]
+    nohystart = [r for r in runs if r["params"]["variant"] == "cubic-nohystart"]
+    assert cubic and nohystart
+    assert all(
+        r["provenance"]["module_parameters"] == {"tcp_cubic.hystart": "0"} for r in nohystart
+    )
+    assert not any("module_parameters" in r["provenance"] for r in cubic)
+    kernels = {r["provenance"]["batch_id"] for r in nohystart}
+    assert kernels.isdisjoint(r["provenance"]["batch_id"] for r in cubic)
+    assert len(batch["sessions"]) >= 2
+    assert batch["variants"]["module_parameters"] == {"tcp_cubic.hystart": "0"}
+
+    def loss_free(rs):
+        return next(r for r in rs if r["params"]["loss"] == "0")["provenance"]["mininet"]
+
+    assert loss_free(cubic)["snd_ssthresh"] < 0x7FFFFFFF
+    assert loss_free(nohystart)["snd_ssthresh"] == 0x7FFFFFFF

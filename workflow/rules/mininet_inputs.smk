@@ -133,20 +133,28 @@ def mininet_shard_runtime_min(wildcards):
     """Minutes a cluster job of one emulation shard may take (the SLURM profile's `runtime`):
     the VM's own time limit for the shard's runs (emusim.backends.mininet.batch.vm_timeout_s:
     boot, setup and self-check, then per run 600 s and 10 host seconds per second of busy
-    link), plus 10 minutes for Snakemake and the files."""
+    link; a VM per group of module parameters, one after the other), plus 10 minutes for
+    Snakemake and the files."""
     from emusim.backends.mininet.batch import vm_timeout_s
     from emusim.backends.mininet.plan import Shard, make_plan
 
     reps, stride = design_of("mininet", wildcards.scenario)
     repeat = config.get("mininet", {}).get("repeat_deterministic", False)
     shard = Shard(int(wildcards.shard), int(wildcards.shards))
+
     # every run of the share, as if none were there yet: the limit must hold a fresh start
-    plan = make_plan(
-        SCENARIOS[wildcards.scenario], wildcards.profile, 0.0, "auto", Path("/nonexistent"),
-        True, reps, stride, repeat_deterministic=repeat, shard=shard,
-    )  # fmt: skip
-    plan["icount_shift"] = config.get("mininet", {}).get("icount_shift", 0)
-    return math.ceil(vm_timeout_s(plan) / 60) + 10
+    def plan(group):
+        return make_plan(
+            SCENARIOS[wildcards.scenario], wildcards.profile, 0.0, "auto", Path("/nonexistent"),
+            True, reps, stride, repeat_deterministic=repeat, shard=shard, group=group,
+        )  # fmt: skip
+
+    shift = config.get("mininet", {}).get("icount_shift", 0)
+    plans = [plan(g) for g in range(plan(0)["parameter_groups"])]
+    return (
+        math.ceil(sum(vm_timeout_s({**p, "icount_shift": shift}) for p in plans) / 60)
+        + 10
+    )
 
 
 def mininet_real_time():

@@ -46,6 +46,17 @@ LinuxRunFacts(Ptr<const TcpBlastClient> client, std::string& status)
         std::to_string(socket->GetRecoveryEntriesRedirected()) + "}";
     // times TCP small queues held the sender back (no kernel counter has this)
     facts += ", \"tsq_throttles\": " + std::to_string(socket->GetTsqThrottles());
+    // the module parameters the run set, read back (the emulation's provenance.module_parameters)
+    const auto parameters = TcpLinuxCongestion::DefaultModuleParametersReadBack();
+    if (!parameters.empty())
+    {
+        std::string items;
+        for (const auto& [name, value] : parameters)
+        {
+            items += (items.empty() ? "\"" : ", \"") + name + "\": \"" + value + "\"";
+        }
+        facts += ", \"module_parameters\": {" + items + "}";
+    }
     if (ran != asked)
     {
         status = "other-algorithm";

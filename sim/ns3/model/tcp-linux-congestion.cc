@@ -646,6 +646,28 @@ TcpLinuxCongestion::SetModuleParameters(const std::string& assignments)
     }
 }
 
+std::vector<std::pair<std::string, std::string>>
+TcpLinuxCongestion::DefaultModuleParametersReadBack()
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_UNLESS(GetTypeId().LookupAttributeByName("ModuleParameters", &info));
+    std::istringstream items(info.initialValue->SerializeToString(info.checker));
+    std::vector<std::pair<std::string, std::string>> values;
+    for (std::string item; std::getline(items, item, ';');)
+    {
+        const auto dot = item.find('.');
+        const auto eq = item.find('=');
+        if (dot == std::string::npos || eq == std::string::npos || dot > eq)
+        {
+            continue; // SetModuleParameters refused it before the run began
+        }
+        const std::string module = item.substr(0, dot);
+        const std::string name = item.substr(dot + 1, eq - dot - 1);
+        values.emplace_back(module + "." + name, GetModuleParameter(module, name));
+    }
+    return values;
+}
+
 std::string
 TcpLinuxCongestion::GetModuleParameter(const std::string& module, const std::string& parameter)
 {

@@ -16,6 +16,7 @@
 #include "ns3/tcp-congestion-ops.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -264,6 +265,14 @@ class TcpLinuxCongestion : public TcpCongestionOps
     static std::string GetModuleParameter(const std::string& module, const std::string& parameter);
 
     /**
+     * @brief The parameters the ModuleParameters attribute's default sets (Config::SetDefault,
+     * the command line), each read back from its module after the run: what the run's record
+     * says it ran with, as the emulation reads /sys/module back.
+     * @return "module.parameter" and its value, in the attribute's order
+     */
+    static std::vector<std::pair<std::string, std::string>> DefaultModuleParametersReadBack();
+
+    /**
      * @brief Assign a fixed random stream number (ns-3's AssignStreams convention).
      * @param stream first stream index to use
      * @return the number of streams used (1)
@@ -301,19 +310,19 @@ class TcpLinuxCongestion : public TcpCongestionOps
     /// The host callbacks the C side calls.
     emusim_cc_host Host();
 
-    std::string m_algorithm;               //!< the algorithm asked for (attribute)
-    std::string m_moduleParameters;        //!< module parameters applied at Init (attribute)
-    emusim_cc* m_cc{nullptr};              //!< the module's socket and private area
-    emusim_tcp_state m_state{};            //!< the connection as the module last saw it
-    TcpLinuxFacts* m_facts{nullptr};       //!< the socket's facts, if it keeps them
-    uint32_t m_ns3Lost{0};                 //!< tp->lost on ns-3's own socket (its samples' sum)
-    TcpLinuxCwr* m_cwr{nullptr};           //!< the socket that enters CWR, if it can
-    Ptr<UniformRandomVariable> m_random;   //!< get_random_u32's source
-    bool m_started{false};                 //!< whether the module's init ran
-    uint32_t m_peerTsOffset{0};            //!< the peer's random timestamp offset
-    uint32_t m_loadedCwnd{0};              //!< snd_cwnd given to the module by the last Load
-    uint32_t m_loadedSsthresh{0};          //!< snd_ssthresh given to the module by the last Load
-    uint64_t m_loadedPacingRate{0};        //!< sk_pacing_rate given by the last Load
+    std::string m_algorithm;             //!< the algorithm asked for (attribute)
+    std::string m_moduleParameters;      //!< module parameters applied at Init (attribute)
+    emusim_cc* m_cc{nullptr};            //!< the module's socket and private area
+    emusim_tcp_state m_state{};          //!< the connection as the module last saw it
+    TcpLinuxFacts* m_facts{nullptr};     //!< the socket's facts, if it keeps them
+    uint32_t m_ns3Lost{0};               //!< tp->lost on ns-3's own socket (its samples' sum)
+    TcpLinuxCwr* m_cwr{nullptr};         //!< the socket that enters CWR, if it can
+    Ptr<UniformRandomVariable> m_random; //!< get_random_u32's source
+    bool m_started{false};               //!< whether the module's init ran
+    uint32_t m_peerTsOffset{0};          //!< the peer's random timestamp offset
+    uint32_t m_loadedCwnd{0};            //!< snd_cwnd given to the module by the last Load
+    uint32_t m_loadedSsthresh{0};        //!< snd_ssthresh given to the module by the last Load
+    uint64_t m_loadedPacingRate{0};      //!< sk_pacing_rate given by the last Load
 };
 
 } // namespace ns3

@@ -233,3 +233,35 @@ def test_the_receiver_acknowledges_every_segment_while_its_window_grows(ns3_prog
     # segments, more than the 691 sent, so every segment is acknowledged at once
     unlimited = {"ns3::TcpLinuxSocket::WindowGrowthLimit": "0"}
     assert max(_ack_steps(ns3_programs, tmp_path, **unlimited)) == 1
+
+
+def _ssthresh_changes(trace) -> list[float]:
+    """The sender's ssthresh, each time it changed (bytes), from the TCP event trace."""
+    rows = [line.split(",") for line in trace.read_text().splitlines()[1:]]
+    return [float(r[3]) for r in rows if r[1] == "ssthresh"]
+
+
+@pytest.mark.ns3
+def test_cubic_without_hystart_is_another_variant_of_the_same_module(ns3_programs, tmp_path):
+    # cubic-nohystart is tcp_cubic with hystart 0 (config/tcp_variants.yaml; tcp_cubic.c:55,
+    # 75): its command sets the parameter, its run reads it back, cubic's sets and records
+    # none. What HyStart does (tcp_cubic.c, hystart_update): it ends slow start without a
+    # loss (ssthresh = cwnd) once a round's ACK train or delay says the path is full; without
+    # it slow start ends only on a loss, so a loss-free transfer keeps the initial ssthresh.
+    point = "delay_ms=10+loss=0+variant={}"
+    cmd = _command(ns3_programs, point.format("cubic-nohystart"))
+    assert _arg(cmd, "ns3::TcpLinuxCongestion::ModuleParameters") == "tcp_cubic.hystart=0"
+    assert not [a for a in _command(ns3_programs, point.format("cubic")) if "ModuleParam" in a]
+    runs = {}
+    for variant in ("cubic", "cubic-nohystart"):
+        trace = tmp_path / f"{variant}.csv"
+        out = _run(ns3_programs, point.format(variant), traceFile=str(trace))
+        assert out["status"] == "ok" and out["ns3"]["linux_congestion_control"] == "cubic"
+        assert out["metrics"]["retransmissions"] == 0  # loss-free: no loss ends slow start
+        runs[variant] = (out, _ssthresh_changes(trace))
+    (cubic, with_hystart), (nohystart, without) = runs["cubic"], runs["cubic-nohystart"]
+    assert "module_parameters" not in cubic["ns3"]
+    assert nohystart["ns3"]["module_parameters"] == {"tcp_cubic.hystart": "0"}
+    initial = 2**32 - 1  # ns-3's InitialSlowStartThreshold, the profile's (Linux: infinite)
+    assert math.isclose(without[-1], initial, rel_tol=1e-5) and len(without) == 1
+    assert with_hystart[-1] < 1e6 and with_hystart[-1] % 1448 == 0  # a window, in segments

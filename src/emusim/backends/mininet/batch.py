@@ -98,12 +98,12 @@ def run_batch(
     delay_us = one_way_delay_us(scenario, delay_json)
     impl = scenario_dropper_impl(scenario, dropper_impl)
 
-    def planned(repeat: bool = True, share: Shard | None = None, archived=()) -> dict:
+    def planned(repeat: bool = True, share: Shard | None = None, archived=(), group=0) -> dict:
         return _traced(
             make_plan(
                 scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
                 point_stride, repeat_deterministic=repeat, shard=share, where=select,
-                archived=archived,
+                archived=archived, group=group,
             ),
             trace,
         )  # fmt: skip
@@ -122,73 +122,95 @@ def run_batch(
     repeat = repeat_deterministic or shift is None
     clock = clock_of(where, kvm, shift)
     use_archive = archive_dir is not None and not trace
-    archived = (
-        archived_runs(planned(repeat), Path(archive_dir), results_dir, clock)
-        if use_archive and shard is not None
-        else ()
-    )
-    plan = planned(repeat, shard, archived)
-    plan["icount_shift"] = shift
-    for entry in plan["runs"]:
-        if cpu_profile and ("all" in cpu_profile or entry["point"] in cpu_profile):
-            entry["cpu_profile"] = True
-    if use_archive:
-        plan = restore_archived(plan, Path(archive_dir), results_dir, clock)
     batch_path = (
         results_dir / BACKEND / scenario.name / profile / "batch.json"
         if shard is None
         else shard_path(results_dir, scenario.name, profile, shard)
     )
-    if shard is not None and shard.index > 1 and not plan["runs"] + plan["skipped"]:
-        # The design has fewer runs than shards: this one has nothing, not even a self-check
-        # to make (shard 1 always checks itself).
-        out = {"scenario": scenario.name, "profile": profile, "backend": BACKEND,
-               "shard": str(shard), "run_files": [], "sessions": []}  # fmt: skip
-        _write_batch(batch_path, out)
-        log(f"mininet: {scenario.name}/{profile} shard {shard}: no runs of the design")
-        return out
-    for variant in sorted({n["variant"] for n in plan["not_implemented"]}):
-        points = [n for n in plan["not_implemented"] if n["variant"] == variant]
-        log(f"mininet: {len(points)} point(s) not run: {points[0]['reason']}")
-    run_files = sorted(r["path"] for r in plan["runs"] + plan["skipped"])
-    if not plan["runs"]:
-        out = compose_batch(run_files, None)
-        if out is not None:
+
+    def session(group: int) -> dict:
+        """The group's session (`make_plan`'s ``group``): its runs made or restored, and the
+        batch's record written for the runs made so far."""
+        archived = (
+            archived_runs(planned(repeat, group=group), Path(archive_dir), results_dir, clock)
+            if use_archive and shard is not None
+            else ()
+        )
+        plan = planned(repeat, shard, archived, group)
+        plan["icount_shift"] = shift
+        for entry in plan["runs"]:
+            if cpu_profile and ("all" in cpu_profile or entry["point"] in cpu_profile):
+                entry["cpu_profile"] = True
+        if use_archive:
+            plan = restore_archived(plan, Path(archive_dir), results_dir, clock)
+        nothing = not plan["runs"] + plan["skipped"]
+        if nothing and (group > 0 or (shard is not None and shard.index > 1)):
+            # The design has fewer runs than shards: this one has nothing, not even a self-check
+            # to make (shard 1 always checks itself, in its first group).
+            out = {"scenario": scenario.name, "profile": profile, "backend": BACKEND,
+                   "run_files": [], "sessions": []}  # fmt: skip
             out = shard_record(out, shard)
             _write_batch(batch_path, out)
-            log(f"mininet: {scenario.name}/{profile}: every run is there; wrote {batch_path} "
-                f"from {len(out['sessions'])} session record(s)")  # fmt: skip
+            log(f"mininet: {scenario.name}/{profile} shard {shard}: no runs of the design")
             return out
-        log(f"mininet: {scenario.name}/{profile}: every run is there, but not the record of "
-            "the session that ran some: a session for the self-check only")  # fmt: skip
-    log(
-        f"mininet: {scenario.name}/{profile} at scale {scenario.scale}: "
-        f"{len(plan['runs'])} runs to do, {len(plan['skipped'])} already there; "
-        f"place {where} ({reason})"
-    )
-    vm_elapsed = None
-    made_by = _code_identity()
-    writer = None
-    try:
-        with realtime_lock(where == "host" or shift is None):
-            if where == "host":
-                writer = BatchWriter(plan, results_dir, "host", False, reason)
-                execute(plan, writer.record, "host")
-            else:
-                writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
-                clock = writer.clock["clock"]
-                shift = f" (icount shift {plan['icount_shift']})" if clock == "guest-icount" else ""
-                log(f"mininet: the VM's clock: {clock}{shift}")
-                vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
-    finally:
-        if writer is not None:
-            _stamp_code_identity(writer.written, made_by)
-    if not writer.finished:
-        raise BatchError("the batch ended before its last run (see the messages above)")
-    session = writer.write_session(vm_elapsed)
-    out = shard_record(compose_batch(run_files, session), shard)
+        for variant in sorted({n["variant"] for n in plan["not_implemented"]}):
+            points = [n for n in plan["not_implemented"] if n["variant"] == variant]
+            log(f"mininet: {len(points)} point(s) not run: {points[0]['reason']}")
+        run_files = sorted(r["path"] for r in plan["runs"] + plan["skipped"])
+        if not plan["runs"]:
+            out = compose_batch(run_files, None)
+            if out is not None:
+                out = shard_record(out, shard)
+                _write_batch(batch_path, out)
+                log(f"mininet: {scenario.name}/{profile}: every run is there; wrote {batch_path} "
+                    f"from {len(out['sessions'])} session record(s)")  # fmt: skip
+                return out
+            log(f"mininet: {scenario.name}/{profile}: every run is there, but not the record of "
+                "the session that ran some: a session for the self-check only")  # fmt: skip
+        log(
+            f"mininet: {scenario.name}/{profile} at scale {scenario.scale}: "
+            f"{len(plan['runs'])} runs to do, {len(plan['skipped'])} already there; "
+            f"place {where} ({reason})"
+        )
+        vm_elapsed = None
+        made_by = _code_identity()
+        writer = None
+        try:
+            with realtime_lock(where == "host" or shift is None):
+                if where == "host":
+                    writer = BatchWriter(plan, results_dir, "host", False, reason)
+                    execute(plan, writer.record, "host")
+                else:
+                    writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
+                    vm_clock = writer.clock["clock"]
+                    dilation = (
+                        f" (icount shift {plan['icount_shift']})"
+                        if vm_clock == "guest-icount"
+                        else ""
+                    )
+                    log(f"mininet: the VM's clock: {vm_clock}{dilation}")
+                    vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
+        finally:
+            if writer is not None:
+                _stamp_runs(writer.written, made_by, writer.caps.get("variants"))
+        if not writer.finished:
+            raise BatchError("the batch ended before its last run (see the messages above)")
+        session = writer.write_session(vm_elapsed)
+        out = shard_record(compose_batch(run_files, session), shard)
+        _write_batch(batch_path, out)
+        log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
+        return out
+
+    groups = planned(repeat, group=0)["parameter_groups"]
+    if groups == 1:
+        return session(0)
+    # variants that set a module's parameters differently: a session (a VM) per group, one
+    # after the other, and the batch's record over all of them
+    log(f"mininet: {scenario.name}/{profile}: {groups} sessions, one per set of module "
+        "parameters (module parameters are kernel-wide)")  # fmt: skip
+    run_files = sorted({f for g in range(groups) for f in session(g)["run_files"]})
+    out = shard_record(compose_batch(run_files, None) or {"run_files": run_files}, shard)
     _write_batch(batch_path, out)
-    log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
     return out
 
 
@@ -199,15 +221,25 @@ def _code_identity() -> str:
     return code_identity.current(BACKEND)["digest"]
 
 
-def _stamp_code_identity(paths: list[str], digest: str) -> None:
+def _stamp_runs(paths: list[str], digest: str, variant_facts: dict | None) -> None:
     """Record in each run this batch wrote the code that made it (`provenance.code_identity`),
-    which the archive keeps it with (docs/archive.md). Done here, beside the run's making, so
-    that the code that makes a run does not digest itself."""
+    which the archive keeps it with (docs/archive.md), and the parameters of its congestion
+    control's module as the session read them back from /sys/module after setting them
+    (`provenance.module_parameters`, {"MODULE.NAME": value}; host.load_variant_modules).
+    Done here, beside the run's making, so that the code that makes a run does not digest
+    itself."""
+    from emusim import variants
     from emusim.runjson import write_atomically
 
+    read_back = (variant_facts or {}).get("module_parameters") or {}
     for path in paths:
         run = json.loads(Path(path).read_text())
         run["provenance"]["code_identity"] = digest
+        variant = run.get("params", {}).get("variant")
+        module = variants.get(variant).linux.module if variant else None
+        mine = {k: v for k, v in read_back.items() if module and k.startswith(f"{module}.")}
+        if mine:
+            run["provenance"]["module_parameters"] = mine
         write_atomically(Path(path), json.dumps(run, indent=1, sort_keys=True) + "\n")
 
 
@@ -349,10 +381,12 @@ def merge_shards(shard_files: list[Path], output: Path) -> dict:
         raise BatchError(f"no shard ran a session: {', '.join(map(str, shard_files))}")
     main = max(made, key=_latest_run_session)
     sessions = {s["batch_id"]: s for r in records for s in r["sessions"]}
+    ordered = sorted(sessions.values(), key=lambda s: s.get("started_utc") or "")
     out = {
         **{k: v for k, v in main.items() if k != "shard"},
+        "variants": _joined_variants(ordered, main.get("variants")),
         "run_files": sorted(f for r in records for f in r["run_files"]),
-        "sessions": sorted(sessions.values(), key=lambda s: s.get("started_utc") or ""),
+        "sessions": ordered,
         "shards": len(records),
     }
     _write_batch(Path(output), out)
@@ -396,6 +430,28 @@ def _session_summary(s: dict) -> dict:
         "throughput_ok": tput.get("ok"),
         "delay_fitted_two_point_us": delay.get("fitted_two_point_us"),
         "delay_ok": delay.get("ok"),
+        "variants": s.get("variants"),
+    }
+
+
+def _joined_variants(sessions: list[dict], latest: dict | None) -> dict | None:
+    """The TCP-variant facts of a batch's sessions together (a batch with variants of other
+    module parameters runs a session per group, `make_plan`): every module loaded and every
+    algorithm registered in any, and each parameter with the value the sessions set it to (a
+    list where they set it differently). The latest session's own with one session."""
+    facts = [s["variants"] for s in sessions if s.get("variants")]
+    if len(facts) < 2:
+        return latest
+    values: dict[str, list] = {}
+    for f in facts:
+        for key, value in (f.get("module_parameters") or {}).items():
+            values.setdefault(key, [])
+            if value not in values[key]:
+                values[key].append(value)
+    return {
+        "modules_loaded": sorted({m for f in facts for m in f.get("modules_loaded") or []}),
+        "available": sorted({a for f in facts for a in f.get("available") or []}),
+        "module_parameters": {k: v[0] if len(v) == 1 else v for k, v in values.items()},
     }
 
 
@@ -439,10 +495,12 @@ def compose_batch(run_files: list[str], current: dict | None) -> dict | None:
             "dropper_impl": prov.get("dropper_impl_batch"),
             "tcp_sysctls": prov.get("tcp_sysctls"),
         }
+    summaries = [_session_summary(s) for s in ordered]
     return {
         **main,
+        "variants": _joined_variants(summaries, main.get("variants")),
         "run_files": run_files,
-        "sessions": [_session_summary(s) for s in ordered],
+        "sessions": summaries,
     }
 
 

@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,6 +131,7 @@ def make_plan(
     shard: Shard | None = None,
     where: dict | None = None,
     archived: Collection[str] = (),
+    group: int | None = None,
 ) -> dict:
     """Everything the executor needs (it does not load the scenario again).
 
@@ -142,7 +143,10 @@ def make_plan(
     (`Shard.owns`), so that several VMs can run one batch side by side; the runs whose paths
     are in ``archived`` (those the archive restores: `batch.archived_runs`) are dealt last.
     ``where`` keeps the points with those axis values (`Scenario.points_where`; e.g. one cell
-    of a large sweep).
+    of a large sweep). Variants that set one module's parameters differently cannot share a
+    kernel (`parameter_groups`): a design with more than one group is planned one ``group``
+    at a time (an index; the plan says how many there are in ``parameter_groups``), each a
+    session of its own.
     """
     from emusim import variants as tcp_variants  # on the host only: the guest gets the plan
 
@@ -165,7 +169,6 @@ def make_plan(
         raise BatchError(f"--dropper-impl {dropper_impl!r}; accepted: {', '.join(DROPPER_IMPLS)}")
     topo = Topology.from_settings(scenario.settings["topology"])
     runs, skipped, not_implemented = [], [], []
-    ccs: dict[str, dict] = {}
     design = []  # every run of the design, in design order, which the shards divide
     for point in points:
         cc = None
@@ -182,7 +185,6 @@ def make_plan(
             cc = variant.linux.congestion_control
             ecn = variant.ecn
             random_variant = variant.random
-            _add_congestion_control(ccs, variant)
         point_reps = reps if repeat_deterministic or point_is_random(point, random_variant) else 1
         for rep in range(1, point_reps + 1):
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
@@ -192,6 +194,22 @@ def make_plan(
                     congestion_control=cc, ecn=ecn,
                 )
             )  # fmt: skip
+    groups = parameter_groups([tcp_variants.get(e["variant"]) for e in design if e["variant"]])
+    if len(groups) > 1 and group is None:
+        raise BatchError(
+            f"{scenario.name}: variants {' | '.join(', '.join(g) for g in groups)} set a "
+            "module's parameters differently; module parameters are kernel-wide, so each "
+            "group is a session of its own: plan one group at a time"
+        )
+    if group is not None and not 0 <= group < max(len(groups), 1):
+        raise BatchError(f"group {group}: {scenario.name} has {len(groups)} parameter group(s)")
+    members = set(groups[group or 0]) if groups else set()
+    # points without a variant run the profile's own algorithm, with its default parameters:
+    # the first group's (`parameter_groups` puts the variants that set none there)
+    design = [e for e in design if (e["variant"] in members if e["variant"] else not group)]
+    ccs: dict[str, dict] = {}
+    for name in dict.fromkeys(e["variant"] for e in design if e["variant"]):
+        _add_congestion_control(ccs, tcp_variants.get(name))
     for entry in _dealt(design, shard, archived):
         (skipped if Path(entry["path"]).exists() else runs).append(entry)
     return {
@@ -210,6 +228,8 @@ def make_plan(
         "not_implemented": not_implemented,
         "congestion_controls": ccs,
         "shard": None if shard is None else str(shard),
+        "parameter_groups": max(len(groups), 1),
+        "parameter_group": group or 0,
         "design_runs": len(design),
     }
 
@@ -235,6 +255,33 @@ def point_is_random(point, random_variant: bool = False) -> bool:
     microsecond: measured, the 5 repetitions of regular-drop's quick points agreed within
     0.03 % (docs/mininet.md)."""
     return point.is_random or random_variant or workloads.of(point.settings).random
+
+
+def parameter_groups(variants: Sequence) -> list[list[str]]:
+    """The variants (registry entries, in design order) in groups that can share one kernel:
+    within a group no congestion control is loaded with two sets of module parameters (they
+    are kernel-wide: /sys/module/MODULE/parameters). The variants that set no parameter come
+    first, so the first group runs every algorithm with its defaults; each other variant joins
+    the first group it does not conflict with. One group in all when nothing conflicts; none
+    for a design without variants."""
+    groups: list[list[str]] = []
+    specs: list[dict[str, dict]] = []
+    unique = list({v.name: v for v in variants}.values())
+    for variant in sorted(unique, key=lambda v: bool(v.linux and v.linux.module_parameters)):
+        if variant.linux is None:
+            continue
+        linux = variant.linux
+        spec = {"module": linux.module, "module_parameters": dict(linux.module_parameters)}
+        fits = [
+            k for k, known in enumerate(specs) if known.get(linux.congestion_control, spec) == spec
+        ]
+        if not fits:
+            groups.append([])
+            specs.append({})
+        k = fits[0] if fits else len(groups) - 1
+        groups[k].append(variant.name)
+        specs[k][linux.congestion_control] = spec
+    return groups
 
 
 def _add_congestion_control(ccs: dict[str, dict], variant) -> None:

@@ -135,7 +135,7 @@ def test_every_linux_6_1_parameter_has_a_linux_mapping():
 # --- plans and places -------------------------------------------------------------------------
 
 
-def _plan(tmp_path: Path, sweep: dict, scale: str = "paper"):
+def _plan(tmp_path: Path, sweep: dict, scale: str = "paper", group: int | None = None):
     (tmp_path / "topologies").mkdir(exist_ok=True)
     src = sc.SCENARIO_DIR / "topologies" / "lossy-link.yaml"
     (tmp_path / "topologies" / "lossy-link.yaml").write_text(src.read_text())
@@ -145,7 +145,7 @@ def _plan(tmp_path: Path, sweep: dict, scale: str = "paper"):
     path = tmp_path / "lossy.yaml"
     path.write_text(yaml.safe_dump(data))
     s = sc.load(path, scale)
-    return make_plan(s, "linux-6.1", 0.0, "auto", tmp_path / "r")
+    return make_plan(s, "linux-6.1", 0.0, "auto", tmp_path / "r", group=group)
 
 
 def test_a_plan_runs_the_linux_variants_and_lists_the_others(tmp_path):
@@ -218,3 +218,91 @@ def test_a_run_of_another_algorithm_is_said_so_not_fatal():
     assert "ran congestion control 'dctcp-reno', not 'dctcp' of variant dctcp" in why
     assert "ECN off" in why
     assert check_congestion_control("bbr", None, {"point": "base", "repetition": 1}) is None
+
+
+# --- variants of one module with other parameters ------------------------------------------------
+
+
+def _entry(name, cc, module, **parameters):
+    linux = variants.LinuxImplementation(cc, module, dict(parameters))
+    return variants.Variant(name=name, description=name, ns3=None, linux=linux, sources="")
+
+
+def test_parameter_groups_put_conflicting_module_parameters_apart():
+    """Hand-worked: cubic and htcp with their defaults share a kernel; cubic without HyStart
+    and htcp with its bandwidth switch cannot join them (the same module, other values) but
+    can share one with each other; a second value of hystart needs a third kernel."""
+    from emusim.backends.mininet.plan import parameter_groups
+
+    cubic = _entry("cubic", "cubic", "tcp_cubic")
+    nohystart = _entry("cubic-nohystart", "cubic", "tcp_cubic", hystart="0")
+    htcp = _entry("htcp", "htcp", "tcp_htcp")
+    htcp_bw = _entry("htcp-bw", "htcp", "tcp_htcp", use_bandwidth_switch="1")
+    detect = _entry("cubic-delay", "cubic", "tcp_cubic", hystart_detect="2")
+    # parameter-setting variants first in the design: the defaults still make the first group
+    groups = parameter_groups([nohystart, htcp_bw, cubic, htcp, cubic, detect])
+    assert groups == [["cubic", "htcp"], ["cubic-nohystart", "htcp-bw"], ["cubic-delay"]]
+    assert parameter_groups([cubic, htcp]) == [["cubic", "htcp"]]
+    assert parameter_groups([]) == []
+
+
+def test_a_batch_with_a_parameter_variant_is_planned_one_group_at_a_time(tmp_path):
+    """The shipped registry's cubic-nohystart beside cubic (lossy-link's sweep): without a
+    group the plan names both groups; group 0 runs cubic with the module's defaults and group
+    1 cubic-nohystart with hystart 0, and together they hold every run of the design once."""
+    sweep = {"loss": ["0", "0.05"], "variant": ["cubic", "reno", "cubic-nohystart"]}
+    with pytest.raises(BatchError, match=r"cubic, reno \| cubic-nohystart.*kernel-wide"):
+        _plan(tmp_path, sweep)
+    first, second = (_plan(tmp_path, sweep, group=g) for g in (0, 1))
+    assert first["parameter_groups"] == second["parameter_groups"] == 2
+    assert {r["point"].split("variant=")[1] for r in first["runs"]} == {"cubic", "reno"}
+    assert {r["point"].split("variant=")[1] for r in second["runs"]} == {"cubic-nohystart"}
+    assert first["congestion_controls"]["cubic"]["module_parameters"] == {}
+    assert second["congestion_controls"] == {
+        "cubic": {"module": "tcp_cubic", "module_parameters": {"hystart": "0"}}
+    }
+    paths = [r["path"] for r in first["runs"] + second["runs"]]
+    assert len(paths) == len(set(paths)) == 2 * 3 * 2  # loss rates x variants x repetitions
+    with pytest.raises(BatchError, match=r"group 2: .* 2 parameter group"):
+        _plan(tmp_path, sweep, group=2)
+
+
+def test_each_run_records_its_modules_parameters_as_read_back(tmp_path):
+    """batch._stamp_runs: a run of cubic-nohystart gets tcp_cubic's parameters as the session
+    read them back; a run of htcp in the same session gets none of them."""
+    from emusim.backends.mininet.batch import _stamp_runs
+
+    runs = []
+    for variant in ("cubic-nohystart", "htcp"):
+        path = tmp_path / f"{variant}.json"
+        path.write_text(json.dumps({"params": {"variant": variant}, "provenance": {}}))
+        runs.append(str(path))
+    facts = {"module_parameters": {"tcp_cubic.hystart": "0"}}
+    _stamp_runs(runs, "digest", facts)
+    nohystart, htcp = (json.loads(Path(p).read_text())["provenance"] for p in runs)
+    assert nohystart == {"code_identity": "digest", "module_parameters": {"tcp_cubic.hystart": "0"}}
+    assert htcp == {"code_identity": "digest"}
+
+
+def test_a_batchs_record_joins_its_sessions_variant_facts():
+    """batch._joined_variants: two sessions (cubic's defaults with htcp loaded; hystart 0),
+    then a third setting hystart 1: each module and algorithm once, a parameter's values as
+    the sessions set it (a list where they differ); one session's facts as they are."""
+    from emusim.backends.mininet.batch import _joined_variants
+
+    first = {"modules_loaded": ["tcp_htcp"], "available": ["cubic", "htcp", "reno"],
+             "module_parameters": {}}  # fmt: skip
+    second = {"modules_loaded": [], "available": ["cubic", "reno"],
+              "module_parameters": {"tcp_cubic.hystart": "0"}}  # fmt: skip
+    third = {**second, "module_parameters": {"tcp_cubic.hystart": "1"}}
+    joined = _joined_variants([{"variants": first}, {"variants": second}], second)
+    assert joined == {
+        "modules_loaded": ["tcp_htcp"],
+        "available": ["cubic", "htcp", "reno"],
+        "module_parameters": {"tcp_cubic.hystart": "0"},
+    }
+    sessions = [{"variants": f} for f in (first, second, third)]
+    assert _joined_variants(sessions, third)["module_parameters"] == {
+        "tcp_cubic.hystart": ["0", "1"]
+    }
+    assert _joined_variants([{"variants": first}, {"variants": None}], first) is first
