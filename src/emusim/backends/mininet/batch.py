@@ -108,7 +108,10 @@ def run_batch(
             trace,
         )  # fmt: skip
 
-    where, reason = decide_place(planned(), place)
+    # one place for every session: the VM if any group's needs it (module parameters do)
+    groups = planned()["parameter_groups"]
+    places = [decide_place(planned(group=g), place) for g in range(groups)]
+    where, reason = next((p for p in places if p[0] == "vm"), places[0])
     if where == "host":
         need_root()  # a VM batch needs none: QEMU without KVM runs as any user
     from emusim import vm
@@ -201,7 +204,6 @@ def run_batch(
         log(f"mininet: wrote {batch_path} ({session['timings']['total_s']:.1f} s)")
         return out
 
-    groups = planned(repeat, group=0)["parameter_groups"]
     if groups == 1:
         return session(0)
     # variants that set a module's parameters differently: a session (a VM) per group, one
