@@ -194,7 +194,11 @@ def make_plan(
                     congestion_control=cc, ecn=ecn,
                 )
             )  # fmt: skip
-    groups = parameter_groups([tcp_variants.get(e["variant"]) for e in design if e["variant"]])
+    plain = any(not e["variant"] for e in design)  # points running the profile's algorithm
+    groups = parameter_groups(
+        [tcp_variants.get(e["variant"]) for e in design if e["variant"]],
+        congestion_control(profile) if plain else None,
+    )
     if len(groups) > 1 and group is None:
         raise BatchError(
             f"{scenario.name}: variants {' | '.join(', '.join(g) for g in groups)} set a "
@@ -257,15 +261,17 @@ def point_is_random(point, random_variant: bool = False) -> bool:
     return point.is_random or random_variant or workloads.of(point.settings).random
 
 
-def parameter_groups(variants: Sequence) -> list[list[str]]:
+def parameter_groups(variants: Sequence, default_cc: str | None = None) -> list[list[str]]:
     """The variants (registry entries, in design order) in groups that can share one kernel:
     within a group no congestion control is loaded with two sets of module parameters (they
     are kernel-wide: /sys/module/MODULE/parameters). The variants that set no parameter come
     first, so the first group runs every algorithm with its defaults; each other variant joins
-    the first group it does not conflict with. One group in all when nothing conflicts; none
-    for a design without variants."""
-    groups: list[list[str]] = []
-    specs: list[dict[str, dict]] = []
+    the first group it does not conflict with. ``default_cc``, the algorithm of the design's
+    points without a variant (the profile's), is held at its defaults in the first group. One
+    group in all when nothing conflicts; none for a design without variants."""
+    groups: list[list[str]] = [[]] if default_cc else []
+    # per group, congestion control -> its module and parameters (None: the kernel's defaults)
+    specs: list[dict[str, dict | None]] = [{default_cc: None}] if default_cc else []
     unique = list({v.name: v for v in variants}.values())
     for variant in sorted(unique, key=lambda v: bool(v.linux and v.linux.module_parameters)):
         if variant.linux is None:
@@ -273,7 +279,7 @@ def parameter_groups(variants: Sequence) -> list[list[str]]:
         linux = variant.linux
         spec = {"module": linux.module, "module_parameters": dict(linux.module_parameters)}
         fits = [
-            k for k, known in enumerate(specs) if known.get(linux.congestion_control, spec) == spec
+            k for k, known in enumerate(specs) if _shares(known, linux.congestion_control, spec)
         ]
         if not fits:
             groups.append([])
@@ -282,6 +288,12 @@ def parameter_groups(variants: Sequence) -> list[list[str]]:
         groups[k].append(variant.name)
         specs[k][linux.congestion_control] = spec
     return groups
+
+
+def _shares(known: dict, cc: str, spec: dict) -> bool:
+    """Whether a group whose kernel has ``known`` can load ``cc`` as ``spec`` says."""
+    have = known.get(cc, spec)
+    return have == spec or (have is None and not spec["module_parameters"])
 
 
 def _add_congestion_control(ccs: dict[str, dict], variant) -> None:

@@ -244,6 +244,14 @@ def test_parameter_groups_put_conflicting_module_parameters_apart():
     assert groups == [["cubic", "htcp"], ["cubic-nohystart", "htcp-bw"], ["cubic-delay"]]
     assert parameter_groups([cubic, htcp]) == [["cubic", "htcp"]]
     assert parameter_groups([]) == []
+    # points without a variant run the profile's cubic with its defaults: the first group's,
+    # which a parameter variant of cubic cannot join even when no variant cubic is there
+    assert parameter_groups([nohystart], default_cc="cubic") == [[], ["cubic-nohystart"]]
+    assert parameter_groups([nohystart, htcp], default_cc="cubic") == [
+        ["htcp"],
+        ["cubic-nohystart"],
+    ]
+    assert parameter_groups([htcp_bw], default_cc="cubic") == [["htcp-bw"]]
 
 
 def test_a_batch_with_a_parameter_variant_is_planned_one_group_at_a_time(tmp_path):
