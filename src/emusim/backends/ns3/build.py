@@ -7,6 +7,7 @@ The wheel's directory is found without importing it (its Python bindings load sl
 from __future__ import annotations
 
 import argparse
+import fcntl
 import importlib.util
 import os
 import shutil
@@ -66,7 +67,15 @@ def configured_elsewhere(build_dir: Path) -> Path | None:
 
 def build(verbose: bool = False) -> Path:
     """Configure (first time, or afresh if the cache was made elsewhere) and build; return the
-    build directory."""
+    build directory. Two processes building at once (`make test`'s two halves, two workflow
+    jobs) take turns: the second finds the first one's build done."""
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    with open(BUILD_DIR / "ns3.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(verbose)
+
+
+def _build(verbose: bool) -> Path:
     made_in = configured_elsewhere(NS3_BUILD_DIR)
     if made_in is not None:
         print(
