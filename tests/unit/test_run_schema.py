@@ -379,3 +379,17 @@ def test_the_wrapper_writes_no_file_for_a_bad_run(tmp_path, capsys):
     assert not list(tmp_path.iterdir())
     err = capsys.readouterr().err
     assert f"{out}: " in err and "'status'" in err and "'done'" in err
+
+
+def test_a_marked_fraction_is_the_marks_over_the_packets_that_reached_the_queue():
+    from emusim.runjson import with_ratios
+
+    # 36 of 1 200 packets marked: 0.03, by hand
+    got = with_ratios({"link_ce_marks_forward": 36, "link_packets_forward": 1200, "x": 1})
+    assert got == {"link_ce_marks_forward": 36, "link_packets_forward": 1200, "x": 1,
+                   "link_ce_fraction_forward": 0.03}  # fmt: skip
+    # no queue that marks (no marks reported), or nothing reached it: no fraction
+    assert "link_ce_fraction_forward" not in with_ratios({"link_packets_forward": 1200})
+    assert "link_ce_fraction_forward" not in with_ratios(
+        {"link_ce_marks_forward": 0, "link_packets_forward": 0}
+    )
