@@ -26,6 +26,21 @@ def archived_revision(run: dict) -> str | None:
     return str(provenance.get("git_revision", "unknown"))
 
 
+RATIOS = {"link_ce_fraction_forward": ("link_ce_marks_forward", "link_packets_forward")}
+"""Metrics that are one of a run's metrics over another, made here for every backend alike: the
+fraction of the packets reaching the middle link's forward egress that its queue marked CE (a
+queue that marks: topology.aqm, docs/ecn.md)."""
+
+
+def with_ratios(metrics: dict) -> dict:
+    """`metrics` and each of RATIOS whose two metrics it has (none where the denominator is 0)."""
+    out = dict(metrics)
+    for name, (numerator, denominator) in RATIOS.items():
+        if out.get(numerator) is not None and out.get(denominator):
+            out[name] = out[numerator] / out[denominator]
+    return out
+
+
 def run_rows(run: dict) -> list[dict]:
     """One row per run; a list-valued metric (a ping's echoes) gives one row per element."""
     base = {k: run[k] for k in ID_COLUMNS}
@@ -34,7 +49,7 @@ def run_rows(run: dict) -> list[dict]:
     revision = archived_revision(run)
     if revision is not None:
         base[ARCHIVE_COLUMN] = revision
-    scalars = {k: v for k, v in run["metrics"].items() if not isinstance(v, list)}
+    scalars = {k: v for k, v in with_ratios(run["metrics"]).items() if not isinstance(v, list)}
     lists = {k: v for k, v in run["metrics"].items() if isinstance(v, list)}
     if not lists:
         return [{**base, **scalars}]

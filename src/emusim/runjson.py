@@ -80,21 +80,6 @@ def git_revision() -> str:
     return proc.stdout.strip() or "unknown"
 
 
-RATIOS = {"link_ce_fraction_forward": ("link_ce_marks_forward", "link_packets_forward")}
-"""Metrics that are one metric over another, each backend's the same way: the fraction of the
-packets reaching the middle link's forward egress that its queue marked CE (a queue that marks:
-topology.aqm, docs/ecn.md)."""
-
-
-def with_ratios(metrics: dict) -> dict:
-    """`metrics` and each of RATIOS whose two metrics it has (none where the denominator is 0)."""
-    out = dict(metrics)
-    for name, (numerator, denominator) in RATIOS.items():
-        if out.get(numerator) is not None and out.get(denominator):
-            out[name] = out[numerator] / out[denominator]
-    return out
-
-
 def assemble(meta: dict, output: dict, backend_key: str, where: str | None = None) -> dict:
     """The run JSON: meta's identification, the command's status and metrics, provenance.
 
@@ -116,7 +101,7 @@ def assemble(meta: dict, output: dict, backend_key: str, where: str | None = Non
         "repetition": meta["repetition"],
         "seed": meta["seed"],
         "status": output["status"],
-        "metrics": with_ratios(output["metrics"]),
+        "metrics": output["metrics"],
         "provenance": provenance,
         **series,
     }

@@ -382,7 +382,7 @@ def test_the_wrapper_writes_no_file_for_a_bad_run(tmp_path, capsys):
 
 
 def test_a_marked_fraction_is_the_marks_over_the_packets_that_reached_the_queue():
-    from emusim.runjson import with_ratios
+    from emusim.collect import with_ratios
 
     # 36 of 1 200 packets marked: 0.03, by hand
     got = with_ratios({"link_ce_marks_forward": 36, "link_packets_forward": 1200, "x": 1})

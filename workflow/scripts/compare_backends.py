@@ -10,6 +10,7 @@ import pandas as pd
 
 from emusim import script_log, variants
 from emusim.backends.mininet import selfcheck
+from emusim.collect import RATIOS
 from emusim.compare import compare_backends, run_status
 
 log = script_log.setup(snakemake)  # noqa: F821
@@ -36,8 +37,11 @@ checks = selfcheck.table(inp.batches)
 verdicts = dict(zip(checks["profile"], checks["selfcheck"], strict=True))
 # ns-3's own model of a Linux variant (ns3-cubic) against the emulation's runs of that variant
 stand_ins = variants.stand_in_points(scenario.points)
+# the workload's metrics and the tidy tables' ratios (a queue's marked fraction): of these,
+# what both backends report (emusim.compare.shared_metrics)
+metrics = [*params.metrics, *RATIOS]
 table = compare_backends(
-    stats, points, params.metrics, "mininet", "ns3", skipped, statuses, verdicts, stand_ins
+    stats, points, metrics, "mininet", "ns3", skipped, statuses, verdicts, stand_ins
 )
 table.to_csv(snakemake.output[0], index=False)  # noqa: F821
 for status, n in table.drop_duplicates(["profile", "point"])["status"].value_counts().items():

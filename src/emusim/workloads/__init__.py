@@ -72,13 +72,8 @@ class Workload:
     """The emulation runs it (the multi-flow study runs in ns-3 only)."""
     per_point_table: ClassVar[bool] = True
     """Its scenario gets a per-point table of every backend (a time series does not)."""
-    backend_metrics: ClassVar[tuple[str, ...]] = (
-        "goodput_Bps",
-        "elapsed_s",
-        "link_ce_fraction_forward",
-    )
-    """What ns-3 and the emulation are compared on where no hardware ran it (of these, what
-    both report: a queue's marked fraction only where one marks, emusim.compare.shared_metrics)."""
+    backend_metrics: ClassVar[tuple[str, ...]] = ("goodput_Bps", "elapsed_s")
+    """What ns-3 and the emulation are compared on where no hardware ran it."""
 
     def hardware_metrics(self, sizes_match: bool) -> list[str]:
         """What it is compared on against the hardware's runs (results/compare): throughput,
