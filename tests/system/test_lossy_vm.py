@@ -3,19 +3,18 @@ copy of the repository: every variant Linux has ran with its own congestion cont
 from the connection), the ones a backend lacks are comparison rows saying so, and the impaired
 link lost its share in each direction. Needs root and the VM (under five minutes here).
 
-The copy's registry gains DCTCP as README.md's "Add a TCP variant" (a) enters it (the entry is
-taken from the README's own code block), and the same entry without `ecn: true`: Linux then
-falls back to dctcp-reno, and both backends record those runs as such and go on (issue 30)."""
+The copy's registry gains README.md's "Add a TCP variant" (a) entry as the README prints it (a
+module with other parameters), and the shipped dctcp without `ecn: true`: Linux then falls back
+to dctcp-reno, and both backends record those runs as such and go on (issue 30)."""
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from scipy.stats import binom
-from test_lossy_workflow import SCENARIO, TARGETS, snakemake
+from test_lossy_workflow import SCENARIO, TARGETS, readme_entry, snakemake
 from workflow_copy import copy_workflow
 
 from emusim import scenario as sc
@@ -33,16 +32,15 @@ pytestmark = [
 ]
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-ADDED = "dctcp"
+ADDED = readme_entry()[1]
+DCTCP = "dctcp"
 WITHOUT_ECN = "dctcp-noecn"
-
-
-def readme_entry() -> str:
-    """The DCTCP entry of README.md's "Add a TCP variant", (a), as the README prints it."""
-    match = re.search(r"```yaml\n(  dctcp:\n(?:    .*\n)+)```", README.read_text())
-    assert match, "README.md has no dctcp entry"
-    return match.group(1)
+WITHOUT_ECN_ENTRY = f"""  {WITHOUT_ECN}:
+    description: the shipped dctcp without ecn (Linux falls back to dctcp-reno)
+    ns3: linux
+    linux: {{congestion_control: dctcp, module: tcp_dctcp}}
+    sources: tests/system/test_lossy_vm.py
+"""
 
 
 @pytest.fixture(scope="module")
@@ -50,10 +48,8 @@ def study(tmp_path_factory, ns3_programs, mininet_ready) -> Path:
     root = copy_workflow(
         tmp_path_factory.mktemp("emusim-lossy"), ns3_programs, ("emu", "kernel-dropper")
     )
-    entry = readme_entry()
-    without_ecn = entry.replace(f"  {ADDED}:", f"  {WITHOUT_ECN}:").replace("    ecn: true\n", "")
     registry = root / "config" / "tcp_variants.yaml"
-    registry.write_text(registry.read_text() + entry + without_ecn)
+    registry.write_text(registry.read_text() + readme_entry()[0] + WITHOUT_ECN_ENTRY)
     proc = snakemake(root, *TARGETS, backends="[ns3,mininet]", timeout=3000)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
     return root / "scales" / "quick"
@@ -173,11 +169,12 @@ def test_each_run_records_the_senders_recovery_counters(study):
 
 
 def test_an_added_linux_variant_runs_the_same_code_in_ns3(study):
-    # README's dctcp entry: ECN on at both ends, so Linux's dctcp ran as itself in ns-3 too;
-    # without ECN ns-3's copy of the module fell back as Linux's did
+    # dctcp: ECN on at both ends, so Linux's dctcp ran as itself in ns-3 too; without ECN
+    # ns-3's copy of the module fell back as Linux's did; README's entry ran its module
     for variant, status, algorithm in (
-        (ADDED, "ok", "dctcp"),
+        (DCTCP, "ok", "dctcp"),
         (WITHOUT_ECN, "other-algorithm", "dctcp-reno"),
+        (ADDED, "ok", _registry(study)[ADDED].linux.congestion_control),
     ):
         runs = sorted(
             (study / "results/ns3" / SCENARIO / "linux-6.1").glob(f"*variant={variant}/run1.json")
@@ -188,7 +185,7 @@ def test_an_added_linux_variant_runs_the_same_code_in_ns3(study):
             assert run["status"] == status, path
             assert run["provenance"]["ns3"]["linux_congestion_control"] == algorithm, path
             command = " ".join(run["provenance"]["command"])
-            assert ("UseEcn=On" in command) == (variant == ADDED), path
+            assert ("UseEcn=On" in command) == (variant == DCTCP), path
 
 
 def test_the_comparison_has_a_row_for_every_cell_saying_what_is_missing(study):
@@ -213,7 +210,7 @@ def test_the_comparison_has_a_row_for_every_cell_saying_what_is_missing(study):
                 "mininet: other-algorithm (1 of 1 runs); ns3: other-algorithm (1 of 1 runs)"
             ), row
             assert pd.isna(row.ns3) and pd.isna(row.mininet), row
-        elif row.variant == ADDED and pd.isna(row.mininet):
+        elif row.variant == DCTCP and pd.isna(row.mininet):
             # the emulation's one run fell back to dctcp-reno after a lost SYN (above,
             # tcp_output.c:3282-3284): left out, and the row says so
             assert float(row.loss) > 0 and not pd.isna(row.ns3), row
@@ -259,7 +256,8 @@ def test_a_parameter_variant_runs_in_a_kernel_of_its_own_and_records_its_paramet
     kernels = {r["provenance"]["batch_id"] for r in nohystart}
     assert kernels.isdisjoint(r["provenance"]["batch_id"] for r in cubic)
     assert len(batch["sessions"]) >= 2
-    assert batch["variants"]["module_parameters"] == {"tcp_cubic.hystart": "0"}
+    # joined with the README's parameter variant's, which had a session of its own too
+    assert batch["variants"]["module_parameters"]["tcp_cubic.hystart"] == "0"
 
     def loss_free(rs):
         return next(r for r in rs if r["params"]["loss"] == "0")["provenance"]["mininet"]
