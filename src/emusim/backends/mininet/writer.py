@@ -215,6 +215,8 @@ class BatchWriter:
             "dropper": self.caps.get("dropper"),
             "shaper": self.caps.get("shaper"),
             "qdiscs": self.caps.get("qdiscs"),
+            # topology.aqm's CoDel queue as the kernel reads it back (tc -j), where there is one
+            **({"aqm": self.caps["aqm"]} if self.caps.get("aqm") else {}),
             "one_way_delay_us": plan["delay_us"],
             "netem_delay_us": self.caps.get("netem_delay_us"),
             "netem_delay_wanted_us": self.caps.get("netem_delay_wanted_us"),
