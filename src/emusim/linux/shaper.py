@@ -196,6 +196,69 @@ def netem_command(dev: str, rate_bps: int, limit: int, delay_us: float = 0.0, lo
     return argv
 
 
+# --- a queue that marks: CoDel under the link's shaper ------------------------------------------
+
+
+def codel_shaper_commands(
+    dev: str, rate_bps: int, limit_packets: int, aqm: dict
+) -> list[list[str]]:
+    """tc commands that make `dev`'s egress a link of `rate_bps` whose queue is CoDel
+    (`aqm`: scenario topology.aqm, kind codel): HTB at the link's rate, as a host's egress
+    (`shaper_commands` without netem), with sch_codel as its leaf in place of the pfifo.
+
+    Why HTB and not netem's rate: packets must wait in CoDel, whose sojourn time (enqueue to
+    dequeue: vars->ldelay, include/net/codel_impl.h:123) is what it drops or marks by; netem's
+    rate would hold them in netem's own queue, after any qdisc it had as a child. HTB dequeues
+    from its leaf only when the class's tokens allow (htb_dequeue_tree, net/sched/sch_htb.c:911),
+    so a packet's wait in CoDel is its wait for the shaped rate. HTB releases a packet when its
+    transmission starts: the link's wire time and delay come after, on the next hop's ingress
+    stage (`ingress_stage_commands`). The first two commands are HTB's root and class."""
+    return [
+        *shaper_commands(dev, rate_bps, limit_packets, 0.0, False)[:2],
+        codel_leaf(dev, limit_packets, aqm),
+    ]
+
+
+def codel_leaf(dev: str, limit_packets: int, aqm: dict) -> list[str]:
+    """``tc qdisc add … codel limit N target Tus interval Tus ecn|noecn [ce_threshold Tus]``
+    (tc-codel(8); iproute2 takes the times in microseconds, sch_codel keeps them in its own
+    1024-ns units, so it reads 1000 µs back as 999: codel_change, net/sched/sch_codel.c:168,
+    codel_time_to_us, include/net/codel.h:88)."""
+    argv = [
+        "tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "codel",
+        "limit", str(limit_packets),
+        "target", f"{aqm['target_us']}us", "interval", f"{aqm['interval_us']}us",
+        "ecn" if aqm["ecn"] else "noecn",
+    ]  # fmt: skip
+    if aqm.get("ce_threshold_us") is not None:
+        argv += ["ce_threshold", f"{aqm['ce_threshold_us']}us"]
+    return argv
+
+
+CODEL_COUNTERS = ("packets", "drops", "ecn_mark", "ce_mark", "drop_overlimit")
+"""sch_codel's counters a run reads (codel_dump_stats, net/sched/sch_codel.c:279): packets
+dequeued, drops (CoDel's control law and a full queue), packets marked CE by the control law
+instead of a drop (ecn_mark, include/net/codel_impl.h:188, 219) and for a sojourn over
+ce_threshold (ce_mark, codel_impl.h:265; a packet is counted in one of the two at most: the
+control law's mark jumps to that test, whose INET_ECN_set_ce fails on a packet already CE,
+include/net/inet_ecn.h:77-89), and drops of a full queue (drop_overlimit, sch_codel.c:156)."""
+
+
+def parse_codel(tc_json: str) -> dict:
+    """The sch_codel entry of ``tc [-s] -j qdisc show dev X`` output (its options, and with
+    ``-s`` its counters); iproute2 6.1 prints ce_mark only when it is nonzero, so a counter
+    that is absent reads 0."""
+    for qdisc in json.loads(tc_json):
+        if qdisc.get("kind") == "codel":
+            return qdisc
+    raise ValueError(f"no codel qdisc in {tc_json[:200]!r}")
+
+
+def codel_counters(entry: dict) -> dict[str, int]:
+    """`CODEL_COUNTERS` of a `parse_codel` entry (read with ``-s``)."""
+    return {key: int(entry.get(key, 0)) for key in CODEL_COUNTERS}
+
+
 def parse_qdisc_stats(tc_json: str) -> dict[str, int]:
     """Packets sent and dropped by the root qdisc in ``tc -s -j qdisc show dev X`` output."""
     for qdisc in json.loads(tc_json):

@@ -6,6 +6,8 @@ window the self-check's blast advertises.
 from __future__ import annotations
 
 import math
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 from emusim import constants
 from emusim.linux.shaper import byte_time_us, wire_time_us
@@ -33,20 +35,28 @@ CALIBRATION_PING_COUNT = 10
 CALIBRATION_PING_INTERVAL_S = 0.02
 
 
-def modelled_intercept_us(rate_bps: float, links: int) -> float:
-    """The intercept of RTT = a·size + b that a line of ``links`` links at ``rate_bps`` with no
-    delay and no latency of its own gives: an echo crosses 2·links egresses, each carrying
-    the ICMP and IP headers plus Ethernet's 38 bytes on the wire."""
+def modelled_intercept_us(rates_bps: Sequence[float]) -> float:
+    """The intercept of RTT = a·size + b that a line of links at ``rates_bps`` (each link's
+    rate, `Topology.link_rates_bps`) with no delay and no latency of its own gives: an echo
+    crosses each link twice (request and reply), each time carrying the ICMP and IP headers
+    plus Ethernet's 38 bytes on the wire at that link's rate: 2 · Σ_i 66 · 8 / rate_i."""
     ping_header_b = constants.ICMP_HEADER_B + constants.IP_HEADER_B
-    return 2 * links * wire_time_us(ping_header_b, rate_bps)
+    return 2 * per_link_sum(lambda rate: wire_time_us(ping_header_b, rate), rates_bps)
 
 
-def stack_latency_per_hop_us(intercept_us: float, rate_bps: float, links: int) -> float:
+def stack_latency_per_hop_us(intercept_us: float, rates_bps: Sequence[float]) -> float:
     """The emulator's own latency per hop (guest stack, veth, qdisc, timers), from the
     intercept of a ping sweep over the shaped links with netem's delay at 0: what the
     intercept holds beyond `modelled_intercept_us`, shared evenly over the 2·links egresses
     an echo crosses."""
-    return (intercept_us - modelled_intercept_us(rate_bps, links)) / (2 * links)
+    return (intercept_us - modelled_intercept_us(rates_bps)) / (2 * len(rates_bps))
+
+
+def per_link_sum(f: Callable[[float], float], rates_bps: Sequence[float]) -> float:
+    """Σ over the links of f(link's rate), summed per rate as f(rate) × the links at it: where
+    every link has one rate this is exactly (links) × f(rate), the arithmetic before links
+    had rates of their own, so a line of equal links gives the same bits as before."""
+    return sum(n * f(rate) for rate, n in Counter(rates_bps).items())
 
 
 def two_point_line(sizes, rtts) -> tuple[float, float]:
@@ -112,10 +122,12 @@ def delay_ok(fitted_us: float, configured_us: float) -> bool:
     return abs(fitted_us - configured_us) <= delay_tolerance_us(configured_us)
 
 
-def path_delay_us(intercept_us: float, rate_bps: float, links: int) -> float:
-    """One-way delay of a line of ``links`` links from the intercept of a ping sweep's line,
-    in the report's accounting (§3.2: each of the 2·links serialisations of an echo carries
-    54 header bytes; the inter-frame gap is inside the delay). For two links this is
-    `emusim.delay.one_way_delay_us`."""
-    header_us = byte_time_us(constants.PING_OVERHEAD_REPORT_B, rate_bps)
-    return (intercept_us - 2 * links * header_us) / 2
+def path_delay_us(intercept_us: float, rates_bps: Sequence[float]) -> float:
+    """One-way delay of a line of links at ``rates_bps`` from the intercept of a ping sweep's
+    line, in the report's accounting (§3.2: each of the 2·links serialisations of an echo
+    carries 54 header bytes at its link's rate; the inter-frame gap is inside the delay). For
+    two links at one rate this is `emusim.delay.one_way_delay_us`."""
+    header_us = 2 * per_link_sum(
+        lambda rate: byte_time_us(constants.PING_OVERHEAD_REPORT_B, rate), rates_bps
+    )
+    return (intercept_us - header_us) / 2

@@ -22,6 +22,7 @@ from emusim.backends.mininet.calibration import (
 from emusim.backends.mininet.droppers import make_dropper
 from emusim.backends.mininet.host import (
     DILATED_ENV,
+    aqm_missing,
     capabilities,
     cleanup,
     host_io_sources,
@@ -79,25 +80,40 @@ def resolve_impl(impl: str, caps, place_hint: str) -> str:
 
 def link_metrics(before: dict, after: dict) -> dict[str, int]:
     """The impaired link's counters over one run, per direction: packets that reached its
-    lossy egress and those dropped there (random loss and queue overflow, netem's drops)."""
+    lossy egress and those dropped there (random loss and queue overflow, netem's drops; with
+    `topology.aqm`, CoDel's drops and a full queue's, and its CE marks: `MARK_METRICS`)."""
     out = {}
     for direction in LOSSY_EGRESS:
         sent = after[direction]["packets"] - before[direction]["packets"]
         dropped = after[direction]["drops"] - before[direction]["drops"]
         out[f"link_packets_{direction}"] = sent + dropped
         out[f"link_dropped_{direction}"] = dropped
+        for counter, metric in MARK_METRICS.items():
+            if counter in after[direction]:
+                marks = after[direction][counter] - before[direction][counter]
+                out[f"{metric}_{direction}"] = marks
     return out
+
+
+MARK_METRICS = {"ce_mark": "link_ce_marks", "ecn_mark": "link_ecn_marks"}
+"""sch_codel's marks (`emusim.linux.shaper.CODEL_COUNTERS`) → metric: link_ce_marks, packets
+marked CE for a sojourn over ce_threshold; link_ecn_marks, marked CE by CoDel's control law
+where it would have dropped them (ecn). A packet is in one of the two at most."""
 
 
 def run_one(network, hosts, dropper, entry: dict, plan: dict) -> dict:
     """One run (emusim.linux.runner.run_one) on the point's impaired link, if it has one: its
-    loss and delay set before, its counters read after."""
+    loss and delay set before, its counters read after (and its CoDel queue's state, with
+    `topology.aqm`)."""
     link = entry.get("link")
     if link is not None:
         before = network.impair_link(str(link["loss"]), float(link["delay_ms"]))
     out = runner.run_one(hosts, dropper, entry, plan)
     if link is not None:
         out["metrics"].update(link_metrics(before, network.link_counters()))
+    aqm = network.aqm_qdisc(stats=True)
+    if aqm is not None:
+        out["facts"]["aqm"] = {"asked": plan["topology"]["aqm"], "after_run": aqm}
     return {"status": out["status"], "metrics": out["metrics"], BACKEND: out["facts"]}
 
 
@@ -136,7 +152,7 @@ def selfcheck(network, hosts, dropper, plan: dict, setup) -> dict:
     for size in SELFCHECK_PING_SIZES:
         pings[str(size)] = tools.ping(hosts, size, SELFCHECK_PING_COUNT, SELFCHECK_PING_INTERVAL_S)
     if link is not None:  # the first run sets its point anew, with counters of its own
-        network.reshape(network.netem_delay())
+        network.reshape()
     return {
         "tcp": {
             "writes": SELFCHECK_WRITES,
@@ -177,6 +193,7 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
         plan["delay_us"], congestion_control(plan["profile"]), impl_asked,
         variant_modules(plan), needs_link(plan),
     )  # fmt: skip
+    missing += aqm_missing(plan["topology"].get("aqm"))
     if missing:
         raise BatchError(f"kernel {caps.kernel_release} ({place}) lacks " + "; ".join(missing))
     impl = resolve_impl(plan["dropper_impl"], caps, place) if needs_dropper(plan) else "none"
@@ -214,6 +231,7 @@ def execute(plan: dict, emit: Callable[[str, dict], None], place: str) -> None:
                     "dropper_impl": impl,
                     "dropper": dropper_facts,
                     "qdiscs": network.qdiscs(),
+                    **({"aqm": network.aqm_qdisc()} if topo.aqm is not None else {}),
                     "sender_sysctls": network.sysctl_values("sender"),
                     "netem_delay_us": netem_delay_arg(network.netem_delay())[1]
                     if caps.netem

@@ -202,6 +202,18 @@ class Capabilities:
         return out
 
 
+def aqm_missing(aqm: Mapping | None) -> list[str]:
+    """What a batch whose topology has `aqm` (topology.aqm) needs of the kernel but lacks:
+    sch_codel (Debian's 6.1 builds it as a module, CONFIG_NET_SCH_CODEL=m, which tc's request
+    loads; this machine's 6.18 has none). Probed in a throwaway namespace."""
+    if aqm is None:
+        return []
+    ok, err = _probe(
+        ["sh", "-ec", "ip link set lo up; tc qdisc add dev lo root codel limit 10 ecn"]
+    )
+    return [] if ok else [f"CoDel (sch_codel) for topology.aqm: {err}"]
+
+
 AVAILABLE_CC = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 
 

@@ -19,6 +19,7 @@ import json
 import os
 import shlex
 import subprocess
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,6 +42,8 @@ from emusim.backends.mininet.host import (
 )
 from emusim.backends.mininet.hosts import NamespaceHosts
 from emusim.backends.mininet.topology import (
+    AQM_EGRESS,
+    AQM_STAGE,
     ENV_MARK,
     LOSSY_EGRESS,
     PREFIX,
@@ -54,6 +57,8 @@ from emusim.backends.mininet.topology import (
 )
 from emusim.linux import tools
 from emusim.linux.shaper import (
+    codel_counters,
+    codel_shaper_commands,
     delay_shortfall_us,
     has_sockets,
     ifb_name,
@@ -61,6 +66,7 @@ from emusim.linux.shaper import (
     ingress_stage_limit,
     netem_delay_arg,
     netem_delay_us,
+    parse_codel,
     parse_qdisc_stats,
     shaper_commands,
 )
@@ -186,12 +192,15 @@ class Network:
             if any(sockets):
                 router_dev = right if sockets[0] else left
                 self.ingress_stages[router_dev] = ifb_name(self.devs[router_dev])
+        if topo.aqm is not None:
+            # the middle link's wire time and delay after router's CoDel queue
+            # (codel_shaper_commands): on router2's ingress, as for a host's link
+            self.ingress_stages[AQM_STAGE] = ifb_name(self.devs[AQM_STAGE])
         macs = {}
         for role in self.hosts:
             for link in json.loads(self.run(role, ["ip", "-j", "link", "show"])):
                 macs[link["ifname"]] = link.get("address")
         p = topo.prefix_len
-        delay = netem_delay_us(spec.delay_us, topo.rate_bps) if spec.netem else 0.0
         # device key: (address, neighbour's address, neighbour's device key)
         ends = {}
         for (a, key_a), (b, key_b) in topo.links():
@@ -218,16 +227,20 @@ class Network:
                     ["ip", "neigh", "replace", peer, "lladdr", macs[self.devs[peer_key]],
                      "dev", dev, "nud", "permanent"],
                 ]  # fmt: skip
-                if spec.netem and has_sockets(hop.role):
+                rate = topo.dev_rate_bps(key)
+                delay = netem_delay_us(spec.delay_us, rate) if spec.netem else 0.0
+                if (hop.role, key) == AQM_EGRESS and topo.aqm is not None:
+                    cmds += codel_shaper_commands(dev, rate, limit, topo.aqm)
+                elif spec.netem and has_sockets(hop.role):
                     # HTB holds the host's sockets back; the link's netem stage is on the
                     # router's ingress (ingress_stage_commands)
-                    cmds += shaper_commands(dev, topo.rate_bps, limit, 0.0, False)
+                    cmds += shaper_commands(dev, rate, limit, 0.0, False)
                 else:
-                    cmds += shaper_commands(dev, topo.rate_bps, limit, delay, spec.netem)
+                    cmds += shaper_commands(dev, rate, limit, delay, spec.netem)
                 if key in self.ingress_stages:
                     ifb = self.ingress_stages[key]
                     cmds += ingress_stage_commands(
-                        dev, ifb, topo.rate_bps, self._ingress_limit(delay), delay
+                        dev, ifb, rate, self._ingress_limit(key, delay), delay
                     )
             cmds += self._routes(hop, ends)
             self.script(hop.role, cmds)
@@ -235,35 +248,43 @@ class Network:
 
     # - the emulator's own latency -
 
-    def netem_delay(self) -> float:
-        """Each plain egress's netem delay: the topology's, less the calibrated latency."""
-        return netem_delay_us(self.spec.delay_us, self.spec.topo.rate_bps, self.stack_us)
+    def netem_delay(self, dev_key: str | None = None) -> float:
+        """A plain egress's netem delay: the topology's, less the calibrated latency, for the
+        link of device `dev_key` (None: a link at the topology's `rate_bps`, the middle one)."""
+        topo = self.spec.topo
+        rate = topo.rate_bps if dev_key is None else topo.dev_rate_bps(dev_key)
+        return netem_delay_us(self.spec.delay_us, rate, self.stack_us)
 
-    def reshape(self, delay_us: float) -> None:
-        """Give every link direction's netem stage delay ``delay_us``, with its rate and queue
-        as before: a router's egress, and for a link from a host the IFB on the router's
-        ingress (a host's own egress is HTB, which has no delay). An impaired link gets its
-        point's settings again at the next run."""
+    def reshape(self, delay_us: float | None = None) -> None:
+        """Give every link direction's netem stage delay ``delay_us`` (None: each link's own
+        `netem_delay`), with its rate and queue as before: a router's egress, and for a link
+        from a host the IFB on the router's ingress (a host's own egress is HTB, which has no
+        delay; so is router's CoDel egress, set once, whose link's stage is router2's IFB). An
+        impaired link gets its point's settings again at the next run."""
         topo = self.spec.topo
         for hop in topo.hops():
             if has_sockets(hop.role):
                 continue
             cmds = []
             for key in hop.devs:
-                cmds += shaper_commands(
-                    self.devs[key], topo.rate_bps, topo.router_queue, delay_us, True
-                )
+                rate = topo.dev_rate_bps(key)
+                delay = self.netem_delay(key) if delay_us is None else delay_us
+                if (hop.role, key) != AQM_EGRESS or topo.aqm is None:
+                    cmds += shaper_commands(self.devs[key], rate, topo.router_queue, delay, True)
                 if key in self.ingress_stages:
                     cmds += shaper_commands(
-                        self.ingress_stages[key], topo.rate_bps, self._ingress_limit(delay_us),
-                        delay_us, True,
+                        self.ingress_stages[key], rate, self._ingress_limit(key, delay),
+                        delay, True,
                     )  # fmt: skip
             self.script(hop.role, cmds)
         self._impairment = None
 
-    def _ingress_limit(self, delay_us: float) -> int:
+    def _ingress_limit(self, dev_key: str, delay_us: float) -> int:
+        """The ingress stage's limit: the queue of the egress that feeds it (a host's, or
+        router's CoDel queue for router2's stage) and the frames on the wire."""
         topo = self.spec.topo
-        return ingress_stage_limit(topo.host_queue, delay_us, topo.rate_bps)
+        queue = topo.router_queue if dev_key == AQM_STAGE else topo.host_queue
+        return ingress_stage_limit(queue, delay_us, topo.dev_rate_bps(dev_key))
 
     def calibrate(self) -> dict:
         """Measure the emulator's own latency per hop and take it off netem's delays.
@@ -284,17 +305,19 @@ class Network:
             rtts += got
         slope, intercept = two_point_line(sizes, rtts)
         links = len(topo.links())
-        per_hop = stack_latency_per_hop_us(intercept, topo.rate_bps, links)
+        rates = topo.link_rates_bps()
+        per_hop = stack_latency_per_hop_us(intercept, rates)
         self.stack_us = max(per_hop, 0.0)
-        self.reshape(self.netem_delay())
+        self.reshape()
         return {
             "method": "ping sweep over the shaped links with netem delay 0, two-point line",
             "sizes_B": list(CALIBRATION_PING_SIZES),
             "echoes": len(rtts),
             "slope_us_per_B": slope,
             "intercept_us": intercept,
-            "modelled_intercept_us": modelled_intercept_us(topo.rate_bps, links),
+            "modelled_intercept_us": modelled_intercept_us(rates),
             "links": links,
+            **({"link_rates_bps": rates} if len(set(rates)) > 1 else {}),
             "stack_latency_per_hop_us": per_hop,
             "netem_delay_wanted_us": self.netem_delay(),
             "netem_delay_us": netem_delay_arg(self.netem_delay())[1],
@@ -372,25 +395,46 @@ class Network:
         if self._impairment == (loss, delay_ms) and self._link_counts is not None:
             return self._link_counts
         topo = self.spec.topo
-        absorb = len(topo.links()) * delay_shortfall_us(
-            self.spec.delay_us, topo.rate_bps, self.stack_us
+        # per rate, the hops at it (the same arithmetic as one rate times the hops, where
+        # every link has the topology's rate)
+        rates = Counter(topo.link_rates_bps())
+        absorb = sum(
+            hops * delay_shortfall_us(self.spec.delay_us, rate, self.stack_us)
+            for rate, hops in rates.items()
         )
+        access = "router_in"  # router's device toward the sender: an access link
         commands = impaired_link_commands(
-            topo, self.devs, loss, delay_ms, self.netem_delay(), absorb
-        )
+            topo, self.devs, loss, delay_ms, self.netem_delay(), absorb,
+            self.netem_delay(access), self.ingress_stages.get(AQM_STAGE),
+        )  # fmt: skip
         for role, cmds in commands.items():
             self.script(role, cmds)
         self._impairment = (loss, delay_ms)
         return self.link_counters()
 
     def link_counters(self) -> dict[str, dict[str, int]]:
-        """Packets sent and dropped so far by the lossy egress of each direction."""
+        """Packets sent and dropped so far by the lossy egress of each direction; with
+        `topology.aqm`, the forward direction's from its CoDel queue, with its marks
+        (`codel_counters`: HTB above it only passes what CoDel dequeues)."""
         out = {}
         for direction, (role, key) in LOSSY_EGRESS.items():
             text = self.run(role, ["tc", "-s", "-j", "qdisc", "show", "dev", self.devs[key]])
-            out[direction] = parse_qdisc_stats(text)
+            if (role, key) == AQM_EGRESS and self.spec.topo.aqm is not None:
+                out[direction] = codel_counters(parse_codel(text))
+            else:
+                out[direction] = parse_qdisc_stats(text)
         self._link_counts = out
         return out
+
+    def aqm_qdisc(self, stats: bool = False) -> dict | None:
+        """The CoDel queue at `AQM_EGRESS` as the kernel holds it (``tc -j qdisc show``: its
+        kind, handle, parent and options as sch_codel reports them back; with `stats`, ``-s``:
+        its counters and state too), or None without `topology.aqm`."""
+        if self.spec.topo.aqm is None:
+            return None
+        role, key = AQM_EGRESS
+        argv = ["tc", *(["-s"] if stats else []), "-j", "qdisc", "show", "dev", self.devs[key]]
+        return parse_codel(self.run(role, argv))
 
     def qdiscs(self) -> dict[str, str]:
         out = {}

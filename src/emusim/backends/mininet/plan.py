@@ -13,12 +13,13 @@ import os
 import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from emusim import runjson, workloads
 from emusim.backends import MININET
 from emusim.backends.mininet import scheduling
-from emusim.backends.mininet.host import capabilities
+from emusim.backends.mininet.host import aqm_missing, capabilities
 from emusim.backends.mininet.topology import Topology, new_batch_id
 from emusim.linux import runner
 from emusim.linux.dropper import DROPPER_IMPLS, dropper_active
@@ -167,7 +168,10 @@ def make_plan(
     reps = min(repetitions or scenario.repetitions, scenario.repetitions)
     if dropper_impl not in DROPPER_IMPLS:
         raise BatchError(f"--dropper-impl {dropper_impl!r}; accepted: {', '.join(DROPPER_IMPLS)}")
-    topo = Topology.from_settings(scenario.settings["topology"])
+    try:
+        topo = Topology.from_settings(scenario.settings["topology"])
+    except ValueError as err:
+        raise BatchError(f"{scenario.path}: {err}") from None
     runs, skipped, not_implemented = [], [], []
     design = []  # every run of the design, in design order, which the shards divide
     for point in points:
@@ -185,6 +189,7 @@ def make_plan(
             cc = variant.linux.congestion_control
             ecn = variant.ecn
             random_variant = variant.random
+        check_aqm(scenario, topo, point)
         point_reps = reps if repeat_deterministic or point_is_random(point, random_variant) else 1
         for rep in range(1, point_reps + 1):
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
@@ -222,7 +227,7 @@ def make_plan(
         "scale": scenario.scale,
         "profile": profile,
         "delay_us": delay_us,
-        "topology": topo.__dict__,
+        "topology": topo.plan_fields(),
         "cap_s": float(scenario.settings.get("cap_s", DEFAULT_TCP_CAP_S)),
         "dropper_impl": dropper_impl,
         "selfcheck": selfcheck,
@@ -236,6 +241,20 @@ def make_plan(
         "parameter_group": group or 0,
         "design_runs": len(design),
     }
+
+
+def check_aqm(scenario, topo: Topology, point) -> None:
+    """A point the Mininet backend can run with `topology.aqm`: its middle link loses nothing
+    (the data direction's netem stage comes after the CoDel queue, where a loss would be a
+    loss on the wire, not before the queue as without aqm: `impaired_link_commands`)."""
+    link = point.link
+    if topo.aqm is None or link is None or Decimal(str(link["loss"])) == 0:
+        return
+    raise BatchError(
+        f"{scenario.path}: point {point.id}: key 'impairment.link.loss' has value "
+        f"{link['loss']!r} with topology.aqm; the Mininet backend runs a CoDel link without "
+        "loss (loss '0')"
+    )
 
 
 def _dealt(design: list[dict], shard: Shard | None, archived: Collection[str]) -> list[dict]:
@@ -352,6 +371,7 @@ def decide_place(plan: dict, place: str, caps=None) -> tuple[str, str]:
         plan["delay_us"], congestion_control(plan["profile"]), impl, variant_modules(plan),
         needs_link(plan),
     )  # fmt: skip
+    missing += aqm_missing(plan["topology"].get("aqm"))
     if any(spec["module_parameters"] for spec in plan.get("congestion_controls", {}).values()):
         missing.append("a kernel of its own for module parameters (they are kernel-wide)")
     if not missing:

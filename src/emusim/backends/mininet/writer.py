@@ -18,12 +18,14 @@ from emusim.backends.mininet.calibration import (
     delay_tolerance_us,
     line_rate_fraction,
     path_delay_us,
+    per_link_sum,
 )
 from emusim.backends.mininet.plan import (
     BACKEND,
     log,
     run_key,
 )
+from emusim.backends.mininet.topology import plan_link_rates_bps
 from emusim.linux import runner
 from emusim.linux.dropper import dropper_active
 
@@ -213,6 +215,8 @@ class BatchWriter:
             "dropper": self.caps.get("dropper"),
             "shaper": self.caps.get("shaper"),
             "qdiscs": self.caps.get("qdiscs"),
+            # topology.aqm's CoDel queue as the kernel reads it back (tc -j), where there is one
+            **({"aqm": self.caps["aqm"]} if self.caps.get("aqm") else {}),
             "one_way_delay_us": plan["delay_us"],
             "netem_delay_us": self.caps.get("netem_delay_us"),
             "netem_delay_wanted_us": self.caps.get("netem_delay_wanted_us"),
@@ -257,7 +261,10 @@ def evaluate_selfcheck(raw: dict, plan: dict, shaper: str | None = "netem") -> d
 
     from emusim import delay as delay_fit
 
-    rate = plan["topology"]["rate_bps"]
+    links = raw.get("links", 2)
+    # the transfer's limit is the slowest link; each link's echo serialisations at its rate
+    rates = plan_link_rates_bps(plan["topology"], links)
+    rate = min(rates)
     tcp = raw["tcp"]
     frac = line_rate_fraction(tcp["writes"], tcp["elapsed_s"], rate)
     lo, hi = THROUGHPUT_TOLERANCE
@@ -266,19 +273,18 @@ def evaluate_selfcheck(raw: dict, plan: dict, shaper: str | None = "netem") -> d
         for size, rtts in raw["ping_rtt_us"].items()
         for rtt in rtts
     ]
-    links = raw.get("links", 2)
     configured = raw.get("path_delay_us", plan["delay_us"])
     try:
         fit = delay_fit.fit_report(pd.DataFrame(rows))
         two, ls = fit["two_point"], fit["least_squares"]
-        fitted = path_delay_us(two["b"], rate, links)
+        fitted = path_delay_us(two["b"], rates)
         delay = {
             "configured_us": configured,
             "links": links,
             "fitted_two_point_us": fitted,
-            "fitted_least_squares_us": path_delay_us(ls["intercept"], rate, links),
+            "fitted_least_squares_us": path_delay_us(ls["intercept"], rates),
             "slope_us_per_B": ls["slope"],
-            "model_slope_us_per_B": 2 * links * 8e6 / rate,
+            "model_slope_us_per_B": 2 * per_link_sum(lambda r: 8e6 / r, rates),
             "intercept_us": ls["intercept"],
             "tolerance_us": delay_tolerance_us(configured),
             "ok": delay_ok(fitted, configured),

@@ -478,11 +478,11 @@ def test_calibration_arithmetic_by_hand():
     rate = 100_000_000  # 12.5 B/µs
     # an echo over 2 links crosses 4 egresses, each carrying 8 + 20 + 14 + 24 = 66 bytes of
     # headers on the wire: 4 x 66 / 12.5 = 21.12 µs of intercept with no delay
-    assert modelled_intercept_us(rate, 2) == pytest.approx(21.12)
+    assert modelled_intercept_us([rate] * 2) == pytest.approx(21.12)
     # 3 links: 6 x 5.28
-    assert modelled_intercept_us(rate, 3) == pytest.approx(31.68)
+    assert modelled_intercept_us([rate] * 3) == pytest.approx(31.68)
     # an intercept of 45.9 µs with netem at 0 leaves (45.9 - 21.12) / 4 = 6.195 µs per hop
-    assert stack_latency_per_hop_us(45.9, rate, 2) == pytest.approx(6.195)
+    assert stack_latency_per_hop_us(45.9, [rate] * 2) == pytest.approx(6.195)
     # the report's d = 71.8878: netem per hop 71.8878 / 2 - 12 / 12.5 - 6.195 = 28.7889
     assert netem_delay_us(71.8878, rate, 6.195) == pytest.approx(28.7889)
     assert delay_shortfall_us(71.8878, rate, 6.195) == 0.0
@@ -491,17 +491,40 @@ def test_calibration_arithmetic_by_hand():
     assert delay_shortfall_us(0.0, rate, 6.195) == pytest.approx(6.195 + 0.96)
 
 
+def test_calibration_with_a_slower_middle_link_by_hand():
+    """The ecn-marking line: 100, 50 and 100 Mb/s. Each echo crosses every link twice with 66
+    header bytes on the wire (8 ICMP + 20 IP + 14 MAC + 24 of Ethernet): 66 x 8 / 100 =
+    5.28 µs on an access link, 66 x 8 / 50 = 10.56 µs on the middle one."""
+    rates = [100_000_000, 50_000_000, 100_000_000]
+    # 2 x (5.28 + 10.56 + 5.28) = 42.24 µs (one rate for all three: 31.68)
+    assert modelled_intercept_us(rates) == pytest.approx(42.24)
+    # an intercept of 80 µs leaves (80 - 42.24) / 6 = 6.29333 µs for each of the 6 egresses
+    assert stack_latency_per_hop_us(80.0, rates) == pytest.approx(37.76 / 6)
+    # the report's 54 header bytes per serialisation: 4.32 µs at 100, 8.64 µs at 50 Mb/s;
+    # an intercept of 2 x 10 000 + 2 x (4.32 + 8.64 + 4.32) = 20 034.56 µs is 10 000 µs one way
+    assert path_delay_us(20_034.56, rates) == pytest.approx(10_000)
+
+
+def test_one_rate_per_link_is_the_old_arithmetic_to_the_bit():
+    """Lines whose links share one rate (every scenario before access_rate_Mbps) give the
+    very same floats as the single-rate formulas did: links x f(rate), not a sum."""
+    rate = 100_000_000
+    for links in (2, 3):
+        assert modelled_intercept_us([rate] * links) == 2 * links * 5.28
+        assert path_delay_us(161.0556, [rate] * links) == (161.0556 - 2 * links * 4.32) / 2
+
+
 def test_path_delay_is_the_reports_for_two_links():
     from emusim import delay
 
     rate = 100_000_000
     # the report's intercept 161.0556 µs gives 71.8878 µs (§3.2)
-    assert path_delay_us(161.0556, rate, 2) == pytest.approx(
+    assert path_delay_us(161.0556, [rate] * 2) == pytest.approx(
         delay.delay_from_intercept_us(161.0556)
     )
-    assert path_delay_us(161.0556, rate, 2) == pytest.approx(71.8878, abs=1e-4)
+    assert path_delay_us(161.0556, [rate] * 2) == pytest.approx(71.8878, abs=1e-4)
     # three links: six serialisations of 54 bytes = 25.92 µs
-    assert path_delay_us(25.92 + 2 * 10_000, rate, 3) == pytest.approx(10_000)
+    assert path_delay_us(25.92 + 2 * 10_000, [rate] * 3) == pytest.approx(10_000)
 
 
 def test_two_point_line_is_the_reports_fit():
