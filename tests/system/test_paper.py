@@ -346,6 +346,8 @@ ALLOWED = [
     r"\bns-3\b",
     r"\$1/N\$",
     r"issue~\d+",
+    # standards by number: RFC~8289
+    r"RFC~\d+",
 ]
 
 

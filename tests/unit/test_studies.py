@@ -13,7 +13,7 @@ from emusim import scenario as sc
 from emusim import studies
 from emusim.paths import REPO_ROOT
 
-PACKAGES_IN_ORDER = ["report_2001", "lossy_link", "multiflow", "router_forwarding"]
+PACKAGES_IN_ORDER = ["report_2001", "lossy_link", "ecn_marking", "multiflow", "router_forwarding"]
 PACKAGES = sorted(
     p.parent.name for p in (REPO_ROOT / "src" / "emusim" / "studies").glob("*/__init__.py")
 )
@@ -48,6 +48,8 @@ def _expected_study(spec: dict) -> str:
         return "multiflow"
     if {"delay_ms", "loss", "variant"} <= set(spec.get("sweep", {})):
         return "lossy_link"
+    if "aqm" in spec["topology"]:
+        return "ecn_marking"
     return "none"
 
 
