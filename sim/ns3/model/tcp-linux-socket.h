@@ -393,6 +393,10 @@ class TcpLinuxSocket : public TcpSocketBase,
                             uint32_t& packetsInFlight) const override;
     bool AckTakenInCwr() const override;
     void EnterLinuxCwr(uint32_t priorCwnd) override;
+    void CwrReductionOnAck() override;
+    bool LastAckEce() const override;
+    void AckNow() override;
+    bool DelayedAckPending() const override;
 
     /// @return the Linux algorithm the connection runs now, "" without TcpLinuxCongestion
     std::string GetLinuxAlgorithm() const;
@@ -820,6 +824,11 @@ class TcpLinuxSocket : public TcpSocketBase,
     int32_t m_ackRttUs{-1};                 //!< the last ACK's ca_rtt, µs, or -1
     bool m_ackRestartsRecovery{false};      //!< the ACK ends a recovery and starts the next
     uint32_t m_ackDelivered{0};             //!< segments the last ACK delivered
+    uint32_t m_ackDeliveredBytes{0};        //!< ... as ns-3's rate counts it (ProcessAck's)
+    bool m_ackEce{false};                   //!< the ACK being processed echoes CE (FLAG_ECE)
+    uint32_t m_deliveredCe{0};              //!< tcp_sock.delivered_ce
+    bool m_queueCwr{false};                 //!< TCP_ECN_QUEUE_CWR: CWR on the next new data
+    bool m_ackNow{false};                   //!< ICSK_ACK_NOW: acknowledge this segment at once
     bool m_ackAdvanced{false};              //!< whether it advanced snd_una
     uint32_t m_lostBeforeAckBytes{0};       //!< scoreboard's lost bytes before it, less acked
     uint32_t m_ackInFlightBytes{0};         //!< the last ACK's in_flight sample
@@ -886,20 +895,20 @@ class TcpLinuxSocket : public TcpSocketBase,
     uint32_t m_lostAtAckStart{0};      //!< tcp_sock.lost when the ACK came
     mutable bool m_deferCwndLimited{false}; //!< a deferral found the window the limit
     mutable uint32_t m_tsoDeferrals{0};     //!< times new data waited for the next ACK
-    bool m_tsqFollowing{false};        //!< the host's devices and queue discs are followed
-    std::vector<Ptr<Object>> m_tsqSources;          //!< what is followed, to let go of it
+    bool m_tsqFollowing{false};             //!< the host's devices and queue discs are followed
+    std::vector<Ptr<Object>> m_tsqSources;  //!< what is followed, to let go of it
     std::unordered_map<uint64_t, uint32_t> m_tsqCharged; //!< charge's tag -> its truesize
-    uint64_t m_tsqChargedBytes{0};     //!< their sum (sk_wmem_alloc less the socket's own 1)
-    mutable bool m_tsqHeld{false};     //!< TSQ_THROTTLED: held back, to send on a release
+    uint64_t m_tsqChargedBytes{0};      //!< their sum (sk_wmem_alloc less the socket's own 1)
+    mutable bool m_tsqHeld{false};      //!< TSQ_THROTTLED: held back, to send on a release
     mutable uint32_t m_tsqThrottles{0}; //!< times held back
-    EventId m_tsqEvent;                //!< the pending TsqWrite
+    EventId m_tsqEvent;                 //!< the pending TsqWrite
     TracedCallback<SequenceNumber32, double> m_probeTimerTrace; //!< the probe timer expired
-    uint32_t m_maxWindow{0};           //!< max_window: the largest window the peer offered
-    bool m_ackDsack{false};            //!< the ACK: FLAG_DSACKING_ACK
-    bool m_ackDsackTlp{false};         //!< the ACK: FLAG_DSACK_TLP
-    uint32_t m_dsacksReceived{0};      //!< D-SACK blocks taken
-    uint32_t m_dsackUndos{0};          //!< TCPDSACKUNDO
-    uint32_t m_fullUndos{0};           //!< TCPFULLUNDO
+    uint32_t m_maxWindow{0};      //!< max_window: the largest window the peer offered
+    bool m_ackDsack{false};       //!< the ACK: FLAG_DSACKING_ACK
+    bool m_ackDsackTlp{false};    //!< the ACK: FLAG_DSACK_TLP
+    uint32_t m_dsacksReceived{0}; //!< D-SACK blocks taken
+    uint32_t m_dsackUndos{0};     //!< TCPDSACKUNDO
+    uint32_t m_fullUndos{0};      //!< TCPFULLUNDO
 };
 
 } // namespace ns3
