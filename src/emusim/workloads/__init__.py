@@ -114,10 +114,8 @@ class Workload:
         raise WorkloadError(f"workload {self.kind!r} has no processing model in ns-3")
 
     def ns3_sender_rate_bps(self, settings: Mapping[str, Any]) -> float:
-        """The rate of the sender's own link (a profile's pacing is relative to it): its
-        access link's where the topology gives one."""
-        topo = settings["topology"]
-        return topo.get("access_rate_Mbps", topo["link_rate_Mbps"]) * 1e6
+        """The rate of the sender's own link (a profile's pacing is relative to it)."""
+        return settings["topology"]["link_rate_Mbps"] * 1e6
 
     def ns3_runtime_min(self, settings: Mapping[str, Any], default_min: int) -> int:
         """Minutes a cluster job of one ns-3 run may take (docs/cluster.md)."""

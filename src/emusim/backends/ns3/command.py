@@ -370,16 +370,18 @@ def _command(
 ) -> list[str]:
     workload = workloads.of(point.settings)
     seeds = [f"--seed={rng_seed(scenario.name, point.id)}", f"--run={repetition}"]
-    tcp = tcp_args(point, profile, workload.ns3_sender_rate_bps(point.settings))
     if workload.ns3_own_topology:
+        tcp = tcp_args(point, profile, workload.ns3_sender_rate_bps(point.settings))
         return [binary, *workload.ns3_args(point.settings, interframe_gap_ns), *seeds, *tcp]
     topo = scenario.settings["topology"]
     rate_bps = topo["link_rate_Mbps"] * 1e6
     program = program_name(scenario)
     lossy = program == workloads.LINE_PROGRAMS[True]
-    # channelDelayNs is the hosts' links' in lossy-link (the middle link has linkDelayNs), so
-    # its framing correction is at their rate
+    # the hosts' links: the sender's (a profile's pacing is relative to it) and, in lossy-link,
+    # those channelDelayNs is for (the middle link has linkDelayNs), so its framing correction
+    # is at their rate; access_args refuses access_rate_Mbps elsewhere
     host_link_bps = topo.get("access_rate_Mbps", topo["link_rate_Mbps"]) * 1e6
+    tcp = tcp_args(point, profile, host_link_bps)
     return [
         binary,
         f"--linkRateBps={round(rate_bps)}",

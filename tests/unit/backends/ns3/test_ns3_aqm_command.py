@@ -126,3 +126,13 @@ def test_aqm_without_a_ce_threshold_passes_none(tmp_path):
     s = _variant_of(tmp_path, "ecn-marking", no_threshold)
     args = _command(s, "variant=dctcp")
     assert args["aqm"] == "codel" and "codelCeThresholdUs" not in args
+
+
+def test_a_profiles_pacing_is_the_senders_access_link_rate():
+    # linux-6.1-wan paces at the payload rate of back-to-back full frames on the sender's own
+    # link, here the 100 Mb/s access link: 10^8 x 1448 / 1538 = 94 148 244.47, rounded down
+    s = scenario.load("ecn-marking", "quick")
+    cmd = ns3.command(
+        "lossy-link", s, s.point("variant=dctcp"), profiles.get("linux-6.1-wan"), 1, 0
+    )
+    assert _args(cmd)["ns3::TcpSocketState::MaxPacingRate"] == "94148244bps"
