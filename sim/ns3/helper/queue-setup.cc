@@ -79,11 +79,12 @@ InstallCodel(Ptr<NetDevice> device, uint32_t packets, const CodelArguments& code
     // keeps Times and compares them the same way (codel-queue-disc.cc, Time2CoDel, :452-456),
     // so the microseconds go over unchanged. A CE threshold marks in Linux whenever it is set
     // (include/net/codel_impl.h:254-265), in ns-3 only with UseEcn and without UseL4s
-    // (codel-queue-disc.cc:403); emusim.backends.ns3.command refuses a threshold without ECN.
+    // (codel-queue-disc.cc:401-402); emusim.backends.ns3.command refuses a threshold without ECN.
+    // The limit is a count of packets in both (sch_codel.c:151, codel-queue-disc.cc:168).
     // CoDel does not drop while the backlog left is at most one MTU: Linux's test is
     // backlog <= mtu with both in frame bytes (codel_impl.h:128-129, the device's MTU plus its
     // link header: sch_codel.c:233), ns-3's bytes < MinBytes in IP bytes
-    // (codel-queue-disc.cc:201-203): one full packet left is "at most one MTU" in both when
+    // (codel-queue-disc.cc:202-203): one full packet left is "at most one MTU" in both when
     // MinBytes is one byte more than the IP MTU.
     tch.SetRootQueueDisc(
         "ns3::CoDelQueueDisc",

@@ -297,6 +297,15 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   TcpLinuxPrrRecovery), out of them an ACK of data grows it (tcp_cong_control, :3573-3588).
  *   TcpSocketBase ends CWR itself before PktsAcked and without set_state (its ECN path): this
  *   socket holds m_recover at the ACK's number while TcpSocketBase reads it, and ends it after.
+ * - **ECN** (UseEcn; dctcp): an ACK with ECE (tcp_ecn_rcv_ecn_echo, tcp_input.c:400-405)
+ *   counts what it delivers in delivered_ce (tcp_count_delivered, :413-419), gives the module's
+ *   in_ack_event CA_ACK_ECE (:3835-3841) and, from Open or Disorder, enters CWR as above but
+ *   with the window reduced on that ACK (tcp_try_to_open before tcp_cong_control, :2753-2763,
+ *   3583-3585; TcpLinuxCongestion::EnterCwrOnEcnEcho); TcpSocketBase does not see the ECE. The
+ *   next new data carries CWR (tcp_ecn_queue_cwr, tcp_ecn_send). The receiver's ECE is the
+ *   module's TCP_ECN_DEMAND_CWR where the module needs ECN (dctcp's per-segment echo,
+ *   tcp_dctcp.h), with the ACK it asks for at once (ICSK_ACK_NOW) and the delayed one it sends
+ *   first (__tcp_send_ack); a data segment with CWR is acknowledged at once (:331-343).
  * - **F-RTO** (Frto, off by default; tcp_frto = 2, RFC 5682 with SACK): a timeout outside fast
  *   recovery starts it, with high_seq at snd_nxt (tcp_enter_loss, tcp_input.c:2185-2195). In
  *   Loss, after the timestamp's undo (above) is tried (tcp_process_loss, :2905-2960): an ACK
