@@ -57,6 +57,26 @@ Ptr<DropperQueueDisc> InstallDropper(Ptr<NetDevice> device,
                                      uint32_t everyN,
                                      Ipv4Address target);
 
+/// CoDel's settings (RFC 8289; Linux's sch_codel, ns-3's CoDelQueueDisc), in Linux's units.
+struct CodelArguments
+{
+    uint32_t targetUs{5000};     //!< acceptable sojourn time (tc-codel's target)
+    uint32_t intervalUs{100000}; //!< sliding window for the minimum sojourn (tc-codel's interval)
+    bool ecn{false};             //!< mark ECN-capable packets instead of dropping them
+    uint32_t ceThresholdUs{0};   //!< mark every packet that waited longer; 0: no threshold
+};
+
+/**
+ * \brief CoDel of `packets` packets as the root queue disc of `device`, whose own queue then
+ * holds one frame (OneFrameDeviceQueue), set as Linux's sch_codel with `codel` (queue-setup.cc
+ * gives each attribute's Linux counterpart).
+ * \param device the device
+ * \param packets the limit (sch_codel's limit, in packets)
+ * \param codel target, interval, ECN and CE threshold
+ * \return the queue disc
+ */
+Ptr<QueueDisc> InstallCodel(Ptr<NetDevice> device, uint32_t packets, const CodelArguments& codel);
+
 /**
  * \brief Assign one address of a /24 to one device.
  * \param device the device

@@ -52,12 +52,20 @@ void get_random_bytes(void *buf, size_t len)
 		out[i] = (u8)get_random_u32();
 }
 
+/*
+ * __tcp_send_ack (tcp_output.c): an ACK now. dctcp calls it for the ACK a CE change would
+ * otherwise delay, after setting TCP_ECN_DEMAND_CWR to the prior CE state
+ * (dctcp_ece_ack_update, tcp_dctcp.h:28-44), so that the ACK carries ECE as the data it
+ * acknowledges did (tcp_ecn_send: th->ece from TCP_ECN_DEMAND_CWR, tcp_output.c:383-384).
+ * The owner acknowledges up to its rcv_nxt, which is still rcv_nxt before the segment whose
+ * CE state changed (ns-3 reports the CE state before it takes the segment).
+ */
 void __tcp_send_ack(struct sock *sk, u32 rcv_nxt)
 {
-	(void)sk;
 	(void)rcv_nxt;
 	if (current_cc && current_cc->host.send_ack)
-		current_cc->host.send_ack(current_cc->host.context);
+		current_cc->host.send_ack(current_cc->host.context,
+					  !!(tcp_sk(sk)->ecn_flags & TCP_ECN_DEMAND_CWR));
 }
 
 /*
@@ -448,6 +456,7 @@ static void store(struct emusim_cc *cc, struct emusim_tcp_state *s)
 	s->prior_cwnd = tp->prior_cwnd;
 	s->app_limited = tp->app_limited; /* bbr_update_min_rtt in PROBE_RTT (tcp_bbr.c:965-966) */
 	s->ecn_flags = tp->ecn_flags;
+	s->ack_pending = tp->inet_conn.icsk_ack.pending; /* dctcp's ICSK_ACK_NOW (tcp_dctcp.h:39) */
 	s->pacing_rate = sk->sk_pacing_rate;
 	s->pacing_status = sk->sk_pacing_status;
 	s->tos_ecn = sk->tos;
@@ -504,6 +513,14 @@ void emusim_cc_cwnd_event(struct emusim_cc *cc, struct emusim_tcp_state *state, 
 
 	if (CA(cc)->cwnd_event)
 		CA(cc)->cwnd_event(sk, (enum tcp_ca_event)event);
+	store(cc, state);
+}
+
+void emusim_cc_enter_cwr(struct emusim_cc *cc, struct emusim_tcp_state *state)
+{
+	struct sock *sk = load(cc, state);
+
+	tcp_enter_cwr(sk);
 	store(cc, state);
 }
 

@@ -25,7 +25,8 @@ struct emusim_tcp_state {
 	uint32_t snd_nxt;	   /* next sequence number to send */
 	uint32_t rcv_nxt;	   /* next sequence number expected from the peer */
 	uint32_t lsndtime;	   /* jiffies when data was last sent (tcp_event_data_sent) */
-	uint8_t ack_pending;	   /* icsk_ack.pending: ICSK_ACK_TIMER (2) if a delayed ACK waits */
+	uint8_t ack_pending;	   /* icsk_ack.pending: ICSK_ACK_TIMER (2) if a delayed ACK waits;
+				    * out: ICSK_ACK_NOW (16) if the module asks for an ACK now */
 	uint32_t mss_cache;	   /* bytes per segment */
 	uint32_t snd_cwnd;	   /* segments */
 	uint32_t snd_cwnd_cnt;	   /* acknowledged segments counted toward the next increase */
@@ -84,11 +85,12 @@ struct emusim_rate_sample {
 };
 
 /* What a connection's owner does for the module: draw random numbers from the run's stream,
- * send an ACK now (dctcp's receiver), report a broken kernel invariant (WARN_ON). */
+ * send an ACK now (dctcp's receiver; `ece` whether it carries ECE, the module's
+ * TCP_ECN_DEMAND_CWR at the call), report a broken kernel invariant (WARN_ON). */
 struct emusim_cc_host {
 	void *context;
 	uint32_t (*random_u32)(void *context);
-	void (*send_ack)(void *context);
+	void (*send_ack)(void *context, int ece);
 	void (*warn)(void *context, const char *file, int line, const char *condition);
 };
 
@@ -135,6 +137,9 @@ void emusim_cc_cong_avoid(struct emusim_cc *cc, struct emusim_tcp_state *state, 
 			  uint32_t acked);
 void emusim_cc_set_state(struct emusim_cc *cc, struct emusim_tcp_state *state, uint8_t new_state);
 void emusim_cc_cwnd_event(struct emusim_cc *cc, struct emusim_tcp_state *state, int event);
+/* tcp_enter_cwr as tcp_try_to_open calls it on an ACK with ECE (tcp_input.c:2753-2763): the
+ * module's side, reported back in cwr_requested as when a module calls it itself. */
+void emusim_cc_enter_cwr(struct emusim_cc *cc, struct emusim_tcp_state *state);
 void emusim_cc_in_ack_event(struct emusim_cc *cc, struct emusim_tcp_state *state, uint32_t flags);
 void emusim_cc_pkts_acked(struct emusim_cc *cc, struct emusim_tcp_state *state,
 			  uint32_t pkts_acked, int32_t rtt_us, uint32_t in_flight);

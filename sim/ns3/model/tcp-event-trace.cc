@@ -7,6 +7,7 @@
 #include "dropper-queue-disc.h"
 
 #include "ns3/abort.h"
+#include "ns3/codel-queue-disc.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/packet.h"
@@ -94,6 +95,10 @@ TcpEventTrace::WatchRouterQueue(Ptr<QueueDisc> queueDisc)
 {
     queueDisc->TraceConnectWithoutContext("DropBeforeEnqueue",
                                           MakeCallback(&TcpEventTrace::Drop, this));
+    // only an AQM drops after dequeue or marks (the dropper and the FIFO never do)
+    queueDisc->TraceConnectWithoutContext("DropAfterDequeue",
+                                          MakeCallback(&TcpEventTrace::DropAfterDequeue, this));
+    queueDisc->TraceConnectWithoutContext("Mark", MakeCallback(&TcpEventTrace::Mark, this));
 }
 
 int64_t
@@ -108,8 +113,8 @@ TcpEventTrace::Write(const char* event, int64_t segment, double value)
 {
     if (m_out.is_open())
     {
-        m_out << Simulator::Now().GetNanoSeconds() << ',' << event << ',' << segment << ','
-              << value << '\n';
+        m_out << Simulator::Now().GetNanoSeconds() << ',' << event << ',' << segment << ',' << value
+              << '\n';
     }
 }
 
@@ -149,25 +154,61 @@ TcpEventTrace::Rx(Ptr<const Packet> /* packet */,
         m_highAck = ack;
     }
     Write("ack", Segment(ack), duplicate ? 1 : 0);
+    if (header.GetFlags() & TcpHeader::ECE)
+    {
+        Write("ece", Segment(ack), 1);
+    }
 }
 
-void
-TcpEventTrace::Drop(Ptr<const QueueDiscItem> item, const char* reason)
+int64_t
+TcpEventTrace::DataSegment(Ptr<const QueueDiscItem> item) const
 {
     auto ipItem = DynamicCast<const Ipv4QueueDiscItem>(item);
     if (!ipItem || ipItem->GetHeader().GetProtocol() != 6)
     {
-        return;
+        return -1;
     }
     Ptr<Packet> copy = ipItem->GetPacket()->Copy();
     TcpHeader tcp;
     copy->RemoveHeader(tcp);
     if (copy->GetSize() == 0)
     {
-        return; // not a data segment
+        return -1; // not a data segment
     }
-    const bool dropper = std::strcmp(reason, DropperQueueDisc::DROPPER_DROP) == 0;
-    Write("drop", Segment(tcp.GetSequenceNumber()), dropper ? 0 : 1);
+    return Segment(tcp.GetSequenceNumber());
+}
+
+void
+TcpEventTrace::Drop(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    const int64_t segment = DataSegment(item);
+    if (segment >= 0)
+    {
+        const bool dropper = std::strcmp(reason, DropperQueueDisc::DROPPER_DROP) == 0;
+        Write("drop", segment, dropper ? 0 : 1);
+    }
+}
+
+void
+TcpEventTrace::DropAfterDequeue(Ptr<const QueueDiscItem> item, const char* /* reason */)
+{
+    const int64_t segment = DataSegment(item);
+    if (segment >= 0)
+    {
+        Write("drop", segment, 2);
+    }
+}
+
+void
+TcpEventTrace::Mark(Ptr<const QueueDiscItem> item, const char* reason)
+{
+    const int64_t segment = DataSegment(item);
+    if (segment >= 0)
+    {
+        // CoDelQueueDisc's two reasons; the threshold's is the one DCTCP is made for
+        const bool threshold = std::strcmp(reason, CoDelQueueDisc::CE_THRESHOLD_EXCEEDED_MARK) == 0;
+        Write("mark", segment, threshold ? 0 : 1);
+    }
 }
 
 void

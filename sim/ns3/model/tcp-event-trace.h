@@ -32,9 +32,12 @@ class TcpSocketBase;
  *
  *  - `tx`: the sender put a data segment on the wire; value 1 for a retransmission, else 0.
  *  - `drop`: the router's queue disc discarded a data segment; value 0 = the dropper, 1 = the
- *    FIFO was full.
+ *    FIFO was full, 2 = an AQM (CoDel) dropped it at dequeue.
+ *  - `mark`: an AQM (CoDel) marked a data segment CE; value 0 = its sojourn exceeded the CE
+ *    threshold, 1 = the control law marked it instead of dropping it.
  *  - `ack`: the sender received an ACK; segment = the ACK number's segment index, value = 1 if
  *    it acknowledged nothing new (a duplicate), else 0.
+ *  - `ece`: that ACK carried ECE (ECN echo; written after its `ack` line), value 1.
  *  - `cwnd`: congestion window in bytes; `ssthresh` likewise.
  *  - `rto`: the retransmission timeout in seconds (doubles on each backoff).
  *  - `state`: congestion state entered (0 open, 1 disorder, 2 cwr, 3 recovery, 4 loss).
@@ -69,17 +72,20 @@ class TcpEventTrace : public Object
     void Tx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase> sock);
     void Rx(Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase> sock);
     void Drop(Ptr<const QueueDiscItem> item, const char* reason);
+    void DropAfterDequeue(Ptr<const QueueDiscItem> item, const char* reason);
+    void Mark(Ptr<const QueueDiscItem> item, const char* reason);
+    int64_t DataSegment(Ptr<const QueueDiscItem> item) const;
     void Cwnd(uint32_t oldValue, uint32_t newValue);
     void Ssthresh(uint32_t oldValue, uint32_t newValue);
     void Rto(Time oldValue, Time newValue);
     void ProbeTimer(SequenceNumber32 una, double srttS);
     void State(TcpSocketState::TcpCongState_t oldState, TcpSocketState::TcpCongState_t newState);
 
-    std::ofstream m_out;            //!< the CSV file
-    uint32_t m_segmentSize;         //!< bytes per segment
-    SequenceNumber32 m_highTx;      //!< one past the highest data byte sent so far
-    SequenceNumber32 m_highAck;     //!< highest ACK number received so far
-    bool m_anyTx;                   //!< whether any data was sent yet
+    std::ofstream m_out;        //!< the CSV file
+    uint32_t m_segmentSize;     //!< bytes per segment
+    SequenceNumber32 m_highTx;  //!< one past the highest data byte sent so far
+    SequenceNumber32 m_highAck; //!< highest ACK number received so far
+    bool m_anyTx;               //!< whether any data was sent yet
 };
 
 } // namespace ns3

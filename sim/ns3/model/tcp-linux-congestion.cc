@@ -31,6 +31,12 @@ namespace
 constexpr uint32_t LINUX_INFINITE_SSTHRESH = 0x7fffffff;
 /// TCP_ECN_OK (include/net/tcp.h)
 constexpr uint8_t LINUX_ECN_OK = 1;
+/// TCP_ECN_DEMAND_CWR (include/net/tcp.h:383): the receiver sets ECE on its ACKs
+constexpr uint8_t LINUX_ECN_DEMAND_CWR = 4;
+/// icsk_ack.pending (include/net/inet_connection_sock.h:173-176): a delayed ACK is waiting; an
+/// ACK goes out now
+constexpr uint8_t LINUX_ICSK_ACK_TIMER = 2;
+constexpr uint8_t LINUX_ICSK_ACK_NOW = 16;
 /// TSQ's default pacing shift: sk_pacing_rate >> 10 is about 1 ms (net/core/sock.c sock_init_data)
 constexpr uint8_t LINUX_PACING_SHIFT = 10;
 /// SK_PACING_NEEDED (include/net/sock.h, enum sk_pacing): the module asks TCP to pace
@@ -42,6 +48,15 @@ constexpr int LINUX_LAST_CA_EVENT = TcpSocketState::CA_EVENT_ECN_IS_CE;
 /// enum tcp_ca_ack_event_flags (include/net/tcp.h): CA_ACK_SLOWPATH, CA_ACK_WIN_UPDATE
 constexpr uint32_t CA_ACK_SLOWPATH_FLAG = 1U << 0;
 constexpr uint32_t CA_ACK_WIN_UPDATE_FLAG = 1U << 1;
+/// CA_ACK_ECE (include/net/tcp.h:1041): the ACK carries ECE
+constexpr uint32_t CA_ACK_ECE_FLAG = 1U << 2;
+
+/// ns-3's receiver states in which its ACKs carry ECE: Linux's TCP_ECN_DEMAND_CWR
+bool
+DemandsCwr(TcpSocketState::EcnState_t state)
+{
+    return state == TcpSocketState::ECN_CE_RCVD || state == TcpSocketState::ECN_SENDING_ECE;
+}
 
 uint32_t
 RandomU32(void* context)
@@ -79,11 +94,12 @@ class AckScope
 };
 
 void
-SendAck(void* /* context */)
+SendAck(void* /* context */, int ece)
 {
     if (g_sendAckTcb != nullptr && !g_sendAckTcb->m_sendEmptyPacketCallback.IsNull())
     {
-        g_sendAckTcb->m_sendEmptyPacketCallback(TcpHeader::ACK);
+        g_sendAckTcb->m_sendEmptyPacketCallback(ece ? TcpHeader::ACK | TcpHeader::ECE
+                                                    : TcpHeader::ACK);
     }
 }
 
@@ -235,6 +251,11 @@ TcpLinuxCongestion::Load(Ptr<const TcpSocketState> tcb)
     s.rcv_tsval = tcb->m_rcvTimestampValue + m_peerTsOffset;
     s.rcv_tsecr = tcb->m_rcvTimestampEchoReply;
     s.ecn_flags = tcb->m_ecnState != TcpSocketState::ECN_DISABLED ? LINUX_ECN_OK : 0;
+    if (DemandsCwr(tcb->m_ecnState))
+    {
+        s.ecn_flags |= LINUX_ECN_DEMAND_CWR;
+    }
+    s.ack_pending = 0;
     s.pacing_rate = tcb->m_pacingRate.Get().GetBitRate() / 8;
     s.max_pacing_rate = tcb->m_maxPacingRate.GetBitRate() / 8;
     s.pacing_shift = LINUX_PACING_SHIFT;
@@ -408,6 +429,10 @@ TcpLinuxCongestion::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAck
     {
         return; // tcp_cong_control calls cong_control instead (tcp_input.c:3578-3581)
     }
+    if (EnterCwrOnEcnEcho(tcb, cc))
+    {
+        return;
+    }
     Load(tcb);
     // Linux grows the window by the segments this ACK newly delivered (tcp_cong_control,
     // tcp_input.c:3573-3588). ns-3 3.44's ProcessAck passes that too, except on the ACK that
@@ -472,10 +497,63 @@ TcpLinuxCongestion::InAckEvent(Ptr<TcpSocketState> tcb, emusim_cc* cc, uint32_t 
         return;
     }
     Load(tcb);
-    const bool slow = segmentsAcked == 0 || tcb->m_congState != TcpSocketState::CA_OPEN;
+    // an ACK with ECE never takes the fast path (its flags fail tcp_rcv_established's header
+    // prediction), and tcp_in_ack_event adds CA_ACK_ECE on the slow path (tcp_input.c:3835-3841)
+    const bool ece = m_facts != nullptr && m_facts->LastAckEce();
+    const bool slow = ece || segmentsAcked == 0 || tcb->m_congState != TcpSocketState::CA_OPEN;
+    uint32_t flags = slow ? CA_ACK_SLOWPATH_FLAG : CA_ACK_WIN_UPDATE_FLAG;
+    if (ece)
+    {
+        flags |= CA_ACK_ECE_FLAG;
+    }
     AckScope scope(tcb);
-    emusim_cc_in_ack_event(cc, &m_state, slow ? CA_ACK_SLOWPATH_FLAG : CA_ACK_WIN_UPDATE_FLAG);
+    emusim_cc_in_ack_event(cc, &m_state, flags);
     Store(tcb);
+}
+
+bool
+TcpLinuxCongestion::EnterCwrOnEcnEcho(Ptr<TcpSocketState> tcb, emusim_cc* cc)
+{
+    if (m_facts == nullptr || m_cwr == nullptr || !m_facts->LastAckEce() ||
+        tcb->m_congState.Get() >= TcpSocketState::CA_CWR)
+    {
+        return false;
+    }
+    // tcp_enter_cwr (tcp_input.c:2726-2736): the module's threshold (dctcp: cwnd x (1 -
+    // alpha / 2), dctcp_ssthresh, tcp_dctcp.c:115-122) and set_state, then the socket's side
+    // (Store: TcpLinuxCwr::EnterLinuxCwr), then tcp_cwnd_reduction on this same ACK
+    Load(tcb);
+    {
+        AckScope scope(tcb);
+        emusim_cc_enter_cwr(cc, &m_state);
+        Store(tcb);
+    }
+    m_cwr->CwrReductionOnAck();
+    return true;
+}
+
+void
+TcpLinuxCongestion::StoreEcnEcho(Ptr<TcpSocketState> tcb)
+{
+    // ns-3's receiver sets ECE on an ACK in ECN_CE_RCVD or ECN_SENDING_ECE and leaves them on
+    // the sender's CWR flag (RFC 3168's echo until CWR); a module that needs ECN owns the echo
+    // instead: dctcp sets or clears TCP_ECN_DEMAND_CWR by the CE state of the segment
+    // (dctcp_ece_ack_cwr, tcp_dctcp.h:4-12), which Linux's ACKs carry as ECE
+    // (tcp_output.c:383-384)
+    const bool demand = (m_state.ecn_flags & LINUX_ECN_DEMAND_CWR) != 0;
+    if (demand && !DemandsCwr(tcb->m_ecnState))
+    {
+        tcb->m_ecnState = TcpSocketState::ECN_CE_RCVD;
+    }
+    else if (!demand && DemandsCwr(tcb->m_ecnState))
+    {
+        tcb->m_ecnState = TcpSocketState::ECN_IDLE;
+    }
+    // the segment is acknowledged at once (__tcp_ack_snd_check, tcp_input.c:5662)
+    if ((m_state.ack_pending & LINUX_ICSK_ACK_NOW) != 0 && m_facts != nullptr)
+    {
+        m_facts->AckNow();
+    }
 }
 
 void
@@ -509,9 +587,21 @@ TcpLinuxCongestion::CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::Tcp
     }
     emusim_cc* cc = Started(tcb);
     Load(tcb);
+    const bool ecnEvent =
+        event == TcpSocketState::CA_EVENT_ECN_IS_CE || event == TcpSocketState::CA_EVENT_ECN_NO_CE;
+    if (ecnEvent && m_facts != nullptr)
+    {
+        // dctcp sends the ACK a delayed ACK would have been with the prior CE state
+        // (tcp_dctcp.h:29-32)
+        m_state.ack_pending = m_facts->DelayedAckPending() ? LINUX_ICSK_ACK_TIMER : 0;
+    }
     AckScope scope(tcb);
     emusim_cc_cwnd_event(cc, &m_state, static_cast<int>(event));
     Store(tcb);
+    if (ecnEvent)
+    {
+        StoreEcnEcho(tcb);
+    }
 }
 
 bool

@@ -82,6 +82,33 @@ class TcpLinuxFacts
      * @return true if cong_avoid does not run on this ACK
      */
     virtual bool AckRestartsRecovery() const = 0;
+
+    /**
+     * @brief Whether the ACK being processed echoes congestion: ECE on a connection that
+     * negotiated ECN, not on a SYN (tcp_ecn_rcv_ecn_echo, tcp_input.c:400-405; FLAG_ECE).
+     * @return true for an ECN echo
+     */
+    virtual bool LastAckEce() const
+    {
+        return false;
+    }
+
+    /**
+     * @brief The module asked for an ACK of the segment being received now (ICSK_ACK_NOW:
+     * dctcp on a change of CE state, tcp_dctcp.h:24-34).
+     */
+    virtual void AckNow()
+    {
+    }
+
+    /**
+     * @brief Whether the receiver holds a delayed ACK (icsk_ack.pending's ICSK_ACK_TIMER).
+     * @return true if an ACK is waiting for its timer or the next segment
+     */
+    virtual bool DelayedAckPending() const
+    {
+        return false;
+    }
 };
 
 /**
@@ -102,6 +129,12 @@ class TcpLinuxCwr
      * @param priorCwnd the window when the module called it, segments (tp->prior_cwnd)
      */
     virtual void EnterLinuxCwr(uint32_t priorCwnd) = 0;
+
+    /**
+     * @brief tcp_cong_control's reduction on the ACK being processed, once the ACK entered CWR
+     * (tcp_cwnd_reduction, tcp_input.c:3583-3585): PRR with the segments it delivered.
+     */
+    virtual void CwrReductionOnAck() = 0;
 };
 
 /**
@@ -291,6 +324,25 @@ class TcpLinuxCongestion : public TcpCongestionOps
      * @param segmentsAcked segments the ACK newly acknowledged
      */
     void InAckEvent(Ptr<TcpSocketState> tcb, emusim_cc* cc, uint32_t segmentsAcked);
+
+    /**
+     * @brief An ACK with ECE in Open or Disorder: tcp_fastretrans_alert's tcp_try_to_open
+     * enters CWR (tcp_input.c:2753-2763, 2726-2736) after tcp_in_ack_event has run the
+     * module's in_ack_event (dctcp's alpha, :4006) and before tcp_cong_control, which then
+     * reduces the window instead of growing it (:3583-3588).
+     * @param tcb the connection
+     * @param cc its module
+     * @return true if the ACK entered CWR (cong_avoid does not run)
+     */
+    bool EnterCwrOnEcnEcho(Ptr<TcpSocketState> tcb, emusim_cc* cc);
+
+    /**
+     * @brief After cwnd_event(CA_EVENT_ECN_IS_CE or _NO_CE) on the receiver, what the module
+     * set: TCP_ECN_DEMAND_CWR (ECE on the ACKs that follow, tcp_output.c:383-384) as ns-3's
+     * ECN state, and ICSK_ACK_NOW as an ACK now.
+     * @param tcb the connection
+     */
+    void StoreEcnEcho(Ptr<TcpSocketState> tcb);
     /// Fill m_state from the connection as ns-3 and the socket know it.
     void Load(Ptr<const TcpSocketState> tcb);
     /// Write back to tcb what the module changed (window, threshold, pacing).

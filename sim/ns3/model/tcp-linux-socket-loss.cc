@@ -289,14 +289,41 @@ TcpLinuxSocket::EnterLinuxCwr(uint32_t priorCwnd)
                                                << m_recoveryOps->GetName());
     m_undoMarker = false;
     // tcp_init_cwnd_reduction, :2669-2681 (the module's side ran in its hook: ssthresh,
-    // prior_cwnd, snd_cwnd_cnt, set_state): high_seq = snd_nxt, no probe episode, PRR from zero
+    // prior_cwnd, snd_cwnd_cnt, set_state): high_seq = snd_nxt, no probe episode, PRR from zero,
+    // and with ECN the CWR flag queued for the next new data (tcp_ecn_queue_cwr, :325-329, 2680)
     m_recover = m_tcb->m_highTxMark;
     m_tlpHighSeq = 0;
     prr->InitReduction(priorCwnd);
+    m_queueCwr = m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED;
     m_tcb->m_congState = TcpSocketState::CA_CWR;
     m_tcb->m_cWndInfl = m_tcb->m_cWnd.Get();
     NS_LOG_DEBUG("CWR: cwnd " << m_tcb->m_cWnd << " ssthresh " << m_tcb->m_ssThresh << " high_seq "
                               << m_recover);
+}
+
+void
+TcpLinuxSocket::CwrReductionOnAck()
+{
+    // tcp_cong_control on the ACK that entered CWR (tcp_input.c:3583-3585)
+    DynamicCast<TcpLinuxPrrRecovery>(m_recoveryOps)->CwndReduction(m_tcb, m_ackDeliveredBytes);
+}
+
+bool
+TcpLinuxSocket::LastAckEce() const
+{
+    return m_ackEce;
+}
+
+void
+TcpLinuxSocket::AckNow()
+{
+    m_ackNow = true;
+}
+
+bool
+TcpLinuxSocket::DelayedAckPending() const
+{
+    return m_delAckCount > 0 && m_delAckEvent.IsPending();
 }
 
 void
@@ -390,6 +417,7 @@ TcpLinuxSocket::ProcessLinuxAck(const SequenceNumber32& ackNumber,
                                 const SequenceNumber32& oldHeadSequence,
                                 bool receivedData)
 {
+    m_ackDeliveredBytes = currentDelivered;
     // an ACK that came in CWR: m_recover is high_seq again (ReceivedAck), and PRR waits for
     // CwrAck (AckTakenInCwr)
     const bool cwrAck = m_cwrAckHeld;
@@ -928,7 +956,18 @@ TcpLinuxSocket::ReceivedAck(Ptr<Packet> packet, const TcpHeader& tcpHeader)
         m_recover = tcpHeader.GetAckNumber();
         m_cwrAckHeld = true;
     }
-    ReceivedAckWithoutDsack(packet, tcpHeader);
+    // An ECN echo (m_ackEce, EstimateRtt) is Linux's to take: TcpSocketBase would enter its
+    // own CWR on it before the module's in_ack_event (dctcp's alpha) has run, from Recovery
+    // and Loss too, and only on an ACK that advances snd_una. Linux enters CWR in
+    // tcp_try_to_open from Open or Disorder (tcp_input.c:2753-2763, 2726-2736), which the
+    // bridge does before tcp_cong_control (TcpLinuxCongestion::EnterCwrOnEcnEcho).
+    TcpHeader header = tcpHeader;
+    if (m_ackEce)
+    {
+        header.SetFlags(tcpHeader.GetFlags() & ~TcpHeader::ECE);
+    }
+    ReceivedAckWithoutDsack(packet, header);
+    m_ackEce = false;
     if (m_cwrAckHeld)
     {
         m_recover = m_cwrHighSeq; // an old ACK, which ProcessAck did not take

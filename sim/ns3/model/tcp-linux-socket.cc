@@ -440,7 +440,23 @@ TcpLinuxSocket::SendDataPacket(SequenceNumber32 seq, uint32_t maxSize, bool with
     }
     const uint64_t sentUs = m_packetStampNs / 1000; // tcp_skb_timestamp_us
     const bool rtoWasPending = m_retxEvent.IsPending();
+    // TCP_ECN_QUEUE_CWR: the first new data segment after a reduction carries CWR
+    // (tcp_ecn_send, tcp_output.c:369-378); TcpSocketBase sets it in ECN_ECE_RCVD on a sequence
+    // number beyond the last CWR's
+    const bool queueCwr = m_queueCwr && seq >= m_tcb->m_highTxMark;
+    if (queueCwr)
+    {
+        m_tcb->m_ecnState = TcpSocketState::ECN_ECE_RCVD;
+        if (m_ecnEchoSeq.Get() <= m_ecnCWRSeq.Get())
+        {
+            m_ecnEchoSeq = m_ecnCWRSeq.Get() + 1;
+        }
+    }
     const uint32_t sent = TcpSocketBase::SendDataPacket(seq, maxSize, withAck);
+    if (queueCwr && sent > 0)
+    {
+        m_queueCwr = false;
+    }
     if (entryNewData)
     {
         // SendPendingData's bookkeeping for new data, which EnterRecovery does not do
@@ -589,6 +605,11 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
     const uint64_t now = NowUs();
     const uint32_t ack = tcpHeader.GetAckNumber().GetValue();
     const uint32_t priorDelivered = m_delivered;
+    // FLAG_ECE: ECE on an ACK of a connection that negotiated ECN, not on a SYN
+    // (tcp_ecn_rcv_ecn_echo, tcp_input.c:400-405); ReceivedAck keeps it from TcpSocketBase
+    m_ackEce = (tcpHeader.GetFlags() & TcpHeader::ECE) != 0 &&
+               (tcpHeader.GetFlags() & TcpHeader::SYN) == 0 &&
+               m_tcb->m_ecnState != TcpSocketState::ECN_DISABLED;
     int64_t seqRtt = -1;
     int64_t caRtt = -1;
     bool acked = false;        // FLAG_ACKED: something cumulatively acknowledged
@@ -784,6 +805,14 @@ TcpLinuxSocket::EstimateRtt(const TcpHeader& tcpHeader)
         seqRtt = caRtt = std::max<int64_t>(ms, 1) * 1000;
     }
     m_ackDelivered = m_delivered - priorDelivered;
+    if (m_ackEce)
+    {
+        // tcp_count_delivered: what an ACK with ECE delivers, SACKed or cumulatively
+        // acknowledged, counts as delivered with CE (tcp_input.c:413-419, 3375, 3978-3979):
+        // dctcp's alpha is the fraction delivered_ce / delivered of a window
+        // (dctcp_update_alpha, tcp_dctcp.c:124-153)
+        m_deliveredCe += m_ackDelivered;
+    }
     m_ackOrigSackAcked = origSackAcked;
     m_ackDataSacked = dataSacked;
     m_ackAdvanced = Before(headBefore, ack);
@@ -936,12 +965,21 @@ TcpLinuxSocket::ReceivedData(Ptr<Packet> packet, const TcpHeader& tcpHeader)
             GrowWindow(length);
         }
     }
-    // in quick-ACK mode every segment is acknowledged at once (tcp_in_quickack_mode)
+    // a data segment with CWR is acknowledged at once: the sender's window may be small
+    // (tcp_ecn_accept_cwr, tcp_input.c:331-343)
+    if ((tcpHeader.GetFlags() & TcpHeader::CWR) != 0 && length > 0)
+    {
+        m_ackNow = true;
+    }
+    // in quick-ACK mode every segment is acknowledged at once (tcp_in_quickack_mode), and so
+    // is one the congestion control asked for (ICSK_ACK_NOW, __tcp_ack_snd_check,
+    // tcp_input.c:5662)
     const uint32_t delAckMaxCount = m_delAckMaxCount;
-    if (m_quickAcks > 0)
+    if (m_quickAcks > 0 || m_ackNow)
     {
         m_delAckMaxCount = 1;
     }
+    m_ackNow = false;
     TcpSocketBase::ReceivedData(packet, tcpHeader);
     m_delAckMaxCount = delAckMaxCount;
     // __tcp_cleanup_rbuf: the application has read everything (ns-3's read as the data
@@ -1023,6 +1061,8 @@ TcpLinuxSocket::FillLinuxState(emusim_tcp_state& state) const
     state.max_packets_out = m_maxPacketsOut;
     state.is_cwnd_limited = m_isCwndLimited;
     state.delivered = m_delivered;
+    state.delivered_ce = m_deliveredCe;
+    state.rcv_nxt = m_tcb->m_rxBuffer->NextRxSequence().GetValue();
     state.delivered_mstamp = m_rate.GetDeliveredMstampUs();
     state.lost = m_lostCount;
     state.app_limited = m_rate.GetAppLimited();

@@ -297,6 +297,15 @@ class TcpLinuxRttEstimator : public RttEstimator
  *   TcpLinuxPrrRecovery), out of them an ACK of data grows it (tcp_cong_control, :3573-3588).
  *   TcpSocketBase ends CWR itself before PktsAcked and without set_state (its ECN path): this
  *   socket holds m_recover at the ACK's number while TcpSocketBase reads it, and ends it after.
+ * - **ECN** (UseEcn; dctcp): an ACK with ECE (tcp_ecn_rcv_ecn_echo, tcp_input.c:400-405)
+ *   counts what it delivers in delivered_ce (tcp_count_delivered, :413-419), gives the module's
+ *   in_ack_event CA_ACK_ECE (:3835-3841) and, from Open or Disorder, enters CWR as above but
+ *   with the window reduced on that ACK (tcp_try_to_open before tcp_cong_control, :2753-2763,
+ *   3583-3585; TcpLinuxCongestion::EnterCwrOnEcnEcho); TcpSocketBase does not see the ECE. The
+ *   next new data carries CWR (tcp_ecn_queue_cwr, tcp_ecn_send). The receiver's ECE is the
+ *   module's TCP_ECN_DEMAND_CWR where the module needs ECN (dctcp's per-segment echo,
+ *   tcp_dctcp.h), with the ACK it asks for at once (ICSK_ACK_NOW) and the delayed one it sends
+ *   first (__tcp_send_ack); a data segment with CWR is acknowledged at once (:331-343).
  * - **F-RTO** (Frto, off by default; tcp_frto = 2, RFC 5682 with SACK): a timeout outside fast
  *   recovery starts it, with high_seq at snd_nxt (tcp_enter_loss, tcp_input.c:2185-2195). In
  *   Loss, after the timestamp's undo (above) is tried (tcp_process_loss, :2905-2960): an ACK
@@ -393,6 +402,10 @@ class TcpLinuxSocket : public TcpSocketBase,
                             uint32_t& packetsInFlight) const override;
     bool AckTakenInCwr() const override;
     void EnterLinuxCwr(uint32_t priorCwnd) override;
+    void CwrReductionOnAck() override;
+    bool LastAckEce() const override;
+    void AckNow() override;
+    bool DelayedAckPending() const override;
 
     /// @return the Linux algorithm the connection runs now, "" without TcpLinuxCongestion
     std::string GetLinuxAlgorithm() const;
@@ -820,6 +833,11 @@ class TcpLinuxSocket : public TcpSocketBase,
     int32_t m_ackRttUs{-1};                 //!< the last ACK's ca_rtt, µs, or -1
     bool m_ackRestartsRecovery{false};      //!< the ACK ends a recovery and starts the next
     uint32_t m_ackDelivered{0};             //!< segments the last ACK delivered
+    uint32_t m_ackDeliveredBytes{0};        //!< ... as ns-3's rate counts it (ProcessAck's)
+    bool m_ackEce{false};                   //!< the ACK being processed echoes CE (FLAG_ECE)
+    uint32_t m_deliveredCe{0};              //!< tcp_sock.delivered_ce
+    bool m_queueCwr{false};                 //!< TCP_ECN_QUEUE_CWR: CWR on the next new data
+    bool m_ackNow{false};                   //!< ICSK_ACK_NOW: acknowledge this segment at once
     bool m_ackAdvanced{false};              //!< whether it advanced snd_una
     uint32_t m_lostBeforeAckBytes{0};       //!< scoreboard's lost bytes before it, less acked
     uint32_t m_ackInFlightBytes{0};         //!< the last ACK's in_flight sample
@@ -886,20 +904,20 @@ class TcpLinuxSocket : public TcpSocketBase,
     uint32_t m_lostAtAckStart{0};      //!< tcp_sock.lost when the ACK came
     mutable bool m_deferCwndLimited{false}; //!< a deferral found the window the limit
     mutable uint32_t m_tsoDeferrals{0};     //!< times new data waited for the next ACK
-    bool m_tsqFollowing{false};        //!< the host's devices and queue discs are followed
-    std::vector<Ptr<Object>> m_tsqSources;          //!< what is followed, to let go of it
+    bool m_tsqFollowing{false};             //!< the host's devices and queue discs are followed
+    std::vector<Ptr<Object>> m_tsqSources;  //!< what is followed, to let go of it
     std::unordered_map<uint64_t, uint32_t> m_tsqCharged; //!< charge's tag -> its truesize
-    uint64_t m_tsqChargedBytes{0};     //!< their sum (sk_wmem_alloc less the socket's own 1)
-    mutable bool m_tsqHeld{false};     //!< TSQ_THROTTLED: held back, to send on a release
+    uint64_t m_tsqChargedBytes{0};      //!< their sum (sk_wmem_alloc less the socket's own 1)
+    mutable bool m_tsqHeld{false};      //!< TSQ_THROTTLED: held back, to send on a release
     mutable uint32_t m_tsqThrottles{0}; //!< times held back
-    EventId m_tsqEvent;                //!< the pending TsqWrite
+    EventId m_tsqEvent;                 //!< the pending TsqWrite
     TracedCallback<SequenceNumber32, double> m_probeTimerTrace; //!< the probe timer expired
-    uint32_t m_maxWindow{0};           //!< max_window: the largest window the peer offered
-    bool m_ackDsack{false};            //!< the ACK: FLAG_DSACKING_ACK
-    bool m_ackDsackTlp{false};         //!< the ACK: FLAG_DSACK_TLP
-    uint32_t m_dsacksReceived{0};      //!< D-SACK blocks taken
-    uint32_t m_dsackUndos{0};          //!< TCPDSACKUNDO
-    uint32_t m_fullUndos{0};           //!< TCPFULLUNDO
+    uint32_t m_maxWindow{0};      //!< max_window: the largest window the peer offered
+    bool m_ackDsack{false};       //!< the ACK: FLAG_DSACKING_ACK
+    bool m_ackDsackTlp{false};    //!< the ACK: FLAG_DSACK_TLP
+    uint32_t m_dsacksReceived{0}; //!< D-SACK blocks taken
+    uint32_t m_dsackUndos{0};     //!< TCPDSACKUNDO
+    uint32_t m_fullUndos{0};      //!< TCPFULLUNDO
 };
 
 } // namespace ns3

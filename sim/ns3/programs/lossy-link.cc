@@ -5,14 +5,18 @@
  *
  *   sender         router                       router2                receiver
  *   192.168.1.2 -- .1.1 | .2.1  ============  .2.2 | .3.1  --------  192.168.3.2
- *      100 Mb/s         [loss + FIFO] -->  <-- [loss + FIFO]    100 Mb/s
- *                        100 Mb/s, linkDelayNs each way
+ *   accessRateBps       [loss + FIFO] -->  <-- [loss + FIFO]    accessRateBps
+ *                        linkRateBps, linkDelayNs each way
+ *                        (--aqm=codel: [CoDel] --> instead of the forward loss and FIFO)
  *
  * The middle link loses packets at random in each direction: the root queue disc of each of
  * its two egress devices is a DropperQueueDisc in random mode (a packet is dropped before the
  * queue when a uniform 16-bit number is below lossCutoff, spec/drop-decision.md), toward the
  * receiver for data and toward the sender for ACKs, as netem's `loss` drops at the egress
  * before its queue. Framing, queues and the TCP blast applications are those of testbed-2001.
+ * The hosts' links run at linkRateBps too unless accessRateBps says otherwise. With --aqm=codel
+ * the forward egress (router toward router2, the data's) is CoDel instead (queue-setup.h,
+ * InstallCodel), which marks or drops by sojourn time; the reverse keeps its dropper.
  * Every parameter comes from the command line; src/emusim/backends/ns3/command.py derives them from
  * the scenario, and TCP attributes are set the ns-3 way, e.g.
  * --ns3::TcpL4Protocol::SocketType=ns3::TcpHtcp.
@@ -45,15 +49,19 @@ namespace
 /// Everything one run needs, from the command line.
 struct RunConfig
 {
-    std::string workload{"tcp"}; //!< tcp only (the bulk transfer)
-    uint64_t writes{690608};     //!< TCP writes (690 608 x 1448 B: 1 GB)
-    uint32_t writeSize{1448};    //!< bytes per write
-    uint64_t linkDelayNs{1920};  //!< propagation delay of the impaired middle link
-    uint32_t lossCutoff{0};      //!< middle link: drop when a 16-bit r < lossCutoff
-    double maxSimTimeS{3600};    //!< cap on simulated time
-    std::string traceFile;       //!< TCP event trace CSV ("" = none)
-    emusim::LineArguments line;  //!< the links and queues (no dropper: the loss is its own)
-    emusim::RunArguments out;    //!< seed, run and output
+    std::string workload{"tcp"};       //!< tcp only (the bulk transfer)
+    uint64_t writes{690608};           //!< TCP writes (690 608 x 1448 B: 1 GB)
+    uint32_t writeSize{1448};          //!< bytes per write
+    uint64_t linkDelayNs{1920};        //!< propagation delay of the impaired middle link
+    uint32_t lossCutoff{0};            //!< middle link: drop when a 16-bit r < lossCutoff
+    double maxSimTimeS{3600};          //!< cap on simulated time
+    std::string traceFile;             //!< TCP event trace CSV ("" = none)
+    uint64_t accessRateBps{0};         //!< the hosts' links; 0: linkRateBps, as the middle link
+    uint64_t accessInterframeGapNs{0}; //!< their per-frame overhead (with accessRateBps)
+    std::string aqm;                   //!< the forward egress: "" (loss + FIFO) or "codel"
+    emusim::CodelArguments codel;      //!< CoDel's settings (with --aqm=codel)
+    emusim::LineArguments line;        //!< the links and queues (no dropper: the loss is its own)
+    emusim::RunArguments out;          //!< seed, run and output
 };
 
 /// The lossy egress of the middle link: random loss of packets to `toward`, then a FIFO.
@@ -68,15 +76,23 @@ InstallLoss(Ptr<NetDevice> device, const RunConfig& cfg, Ipv4Address toward)
                                   toward);
 }
 
-/// The counters of one direction of the middle link, as JSON members with `suffix`.
+/// The counters of one direction of the middle link, as JSON members with `suffix`: packets
+/// that reached its egress, those dropped there (by the loss, the FIFO or CoDel), those the
+/// random loss dropped, and with CoDel those marked CE (for target and threshold alike).
 std::string
-LinkCounters(Ptr<DropperQueueDisc> egress, const std::string& suffix)
+LinkCounters(Ptr<QueueDisc> egress, const std::string& suffix)
 {
     const QueueDisc::Stats& stats = egress->GetStats();
+    auto dropper = DynamicCast<DropperQueueDisc>(egress);
     std::ostringstream os;
     os << ", \"link_packets_" << suffix << "\": " << stats.nTotalReceivedPackets
        << ", \"link_dropped_" << suffix << "\": " << stats.nTotalDroppedPackets
-       << ", \"link_random_drops_" << suffix << "\": " << egress->GetDroppedCount();
+       << ", \"link_random_drops_" << suffix
+       << "\": " << (dropper ? dropper->GetDroppedCount() : 0);
+    if (!dropper)
+    {
+        os << ", \"link_ce_marks_" << suffix << "\": " << stats.nTotalMarkedPackets;
+    }
     return os.str();
 }
 
@@ -94,6 +110,17 @@ main(int argc, char* argv[])
     cmd.AddValue("lossCutoff", "middle link: drop when a 16-bit r < lossCutoff", cfg.lossCutoff);
     cmd.AddValue("maxSimTimeS", "cap on simulated seconds", cfg.maxSimTimeS);
     cmd.AddValue("traceFile", "TCP event trace CSV", cfg.traceFile);
+    cmd.AddValue("accessRateBps", "the hosts' links in bit/s (0: linkRateBps)", cfg.accessRateBps);
+    cmd.AddValue("accessInterframeGapNs",
+                 "per-frame overhead time of the hosts' links in ns (with accessRateBps)",
+                 cfg.accessInterframeGapNs);
+    cmd.AddValue("aqm", "the middle link's forward egress: codel, or empty (loss + FIFO)", cfg.aqm);
+    cmd.AddValue("codelTargetUs", "CoDel's target in us", cfg.codel.targetUs);
+    cmd.AddValue("codelIntervalUs", "CoDel's interval in us", cfg.codel.intervalUs);
+    cmd.AddValue("codelEcn", "CoDel marks ECN-capable packets instead of dropping", cfg.codel.ecn);
+    cmd.AddValue("codelCeThresholdUs",
+                 "CoDel marks packets that waited longer, in us (0: none)",
+                 cfg.codel.ceThresholdUs);
     emusim::AddLineArguments(cmd, cfg.line, false);
     emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
@@ -101,6 +128,14 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_UNLESS(cfg.workload == "tcp", "--workload must be tcp, not " << cfg.workload);
     NS_ABORT_MSG_IF(cfg.lossCutoff > 65535, "--lossCutoff must be at most 65535");
     NS_ABORT_MSG_IF(cfg.writes == 0 || cfg.writeSize == 0, "--writes and --writeSize must be > 0");
+    NS_ABORT_MSG_UNLESS(cfg.aqm.empty() || cfg.aqm == "codel",
+                        "--aqm must be codel or empty, not " << cfg.aqm);
+    // CoDel takes the forward egress's place, dropper and all: a lossy forward direction and
+    // CoDel would need both in one queue disc, which no scenario asks for
+    NS_ABORT_MSG_IF(!cfg.aqm.empty() && cfg.lossCutoff > 0,
+                    "--aqm=codel replaces the forward loss: it needs --lossCutoff=0");
+    NS_ABORT_MSG_IF(cfg.accessRateBps > 0 && cfg.accessInterframeGapNs == 0,
+                    "--accessRateBps needs --accessInterframeGapNs");
 
     emusim::SeedStreams(cfg.out);
 
@@ -111,12 +146,19 @@ main(int argc, char* argv[])
     Ptr<Node> router2 = nodes.Get(2);
     Ptr<Node> receiver = nodes.Get(3);
 
+    const bool ownAccessRate = cfg.accessRateBps > 0;
     PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(cfg.line.linkRateBps)));
-    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(cfg.line.interframeGapNs)));
+    p2p.SetDeviceAttribute(
+        "DataRate",
+        DataRateValue(DataRate(ownAccessRate ? cfg.accessRateBps : cfg.line.linkRateBps)));
+    p2p.SetDeviceAttribute("InterframeGap",
+                           TimeValue(NanoSeconds(ownAccessRate ? cfg.accessInterframeGapNs
+                                                               : cfg.line.interframeGapNs)));
     p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.line.channelDelayNs)));
     NetDeviceContainer left = p2p.Install(sender, router);
     NetDeviceContainer right = p2p.Install(router2, receiver);
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(cfg.line.linkRateBps)));
+    p2p.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(cfg.line.interframeGapNs)));
     p2p.SetChannelAttribute("Delay", TimeValue(NanoSeconds(cfg.linkDelayNs)));
     NetDeviceContainer middle = p2p.Install(router, router2);
 
@@ -128,12 +170,22 @@ main(int argc, char* argv[])
     const Ipv4Address receiverAddress("192.168.3.2");
     emusim::InstallFifo(left.Get(0), cfg.line.hostQueuePackets);
     emusim::InstallFifo(left.Get(1), cfg.line.routerQueuePackets);
-    auto forward = InstallLoss(middle.Get(0), cfg, receiverAddress);
+    Ptr<QueueDisc> forward;
+    int64_t stream = 1000;
+    if (cfg.aqm.empty())
+    {
+        auto loss = InstallLoss(middle.Get(0), cfg, receiverAddress);
+        stream += loss->AssignStreams(stream);
+        forward = loss;
+    }
+    else
+    {
+        forward = emusim::InstallCodel(middle.Get(0), cfg.line.routerQueuePackets, cfg.codel);
+        stream += 1; // CoDel draws nothing; the other streams keep their numbers
+    }
     auto reverse = InstallLoss(middle.Get(1), cfg, senderAddress);
     emusim::InstallFifo(right.Get(0), cfg.line.routerQueuePackets);
     emusim::InstallFifo(right.Get(1), cfg.line.hostQueuePackets);
-    int64_t stream = 1000;
-    stream += forward->AssignStreams(stream);
     stream += reverse->AssignStreams(stream);
     stream += internet.AssignStreams(nodes, stream);
 

@@ -18,7 +18,9 @@ Modelling choices, each with its source (docs/fidelity.md has the full argument)
 - A fourth host (topology `router2`, the lossy-link family): program lossy-link, the same
   framing and queues on three links; the middle link's loss is the dropper's random decision in
   each direction (a DropperQueueDisc per egress, targets receiver and sender), its delay the
-  channel delay of that link on top of the framing correction (docs/variants.md).
+  channel delay of that link on top of the framing correction (docs/variants.md). The hosts'
+  links may run at their own rate (topology.access_rate_Mbps), and router's egress toward
+  router2 may be CoDel (topology.aqm) in place of its loss and FIFO (`line_args`).
 - TCP variant (axis `variant`): the profile's attributes with its congestion control replaced
   by the variant's (emusim.variants.ns3_attributes); a variant ns-3 lacks is refused.
 - Many flows through one bottleneck (workload `multiflow`, the multi-flow study): program
@@ -256,6 +258,77 @@ def link_args(point: Point, link_rate_bps: float) -> list[str]:
     ]
 
 
+def _refuse(scenario: Scenario, key: str, value, why: str) -> None:
+    raise ValueError(f"{scenario.path}: key {key!r} has value {value!r}; {why}")
+
+
+def access_args(scenario: Scenario, program: str) -> list[str]:
+    """The hosts' links at their own rate (topology.access_rate_Mbps), with the framing gap at
+    that rate: lossy-link only, whose middle link keeps link_rate_Mbps. None without the key,
+    so that the commands of the scenarios without it stay as they were."""
+    topo = scenario.settings["topology"]
+    if "access_rate_Mbps" not in topo:
+        return []
+    if program != workloads.LINE_PROGRAMS[True]:
+        _refuse(
+            scenario,
+            "topology.access_rate_Mbps",
+            topo["access_rate_Mbps"],
+            f"the ns-3 program {program} runs every link at link_rate_Mbps; only "
+            f"{workloads.LINE_PROGRAMS[True]} (a topology with router2) has access links "
+            "of their own rate",
+        )
+    access_bps = topo["access_rate_Mbps"] * 1e6
+    return [
+        f"--accessRateBps={round(access_bps)}",
+        f"--accessInterframeGapNs={interframe_gap_ns(access_bps)}",
+    ]
+
+
+def aqm_args(scenario: Scenario, point: Point, program: str) -> list[str]:
+    """Router's egress toward router2 as CoDel (topology.aqm; docs/ecn.md maps each parameter
+    onto sch_codel and ns-3's CoDelQueueDisc), its limit router_queue_packets. Refused where
+    ns-3 cannot do what the key asks, with the file, key and value."""
+    aqm = scenario.settings["topology"].get("aqm")
+    if aqm is None:
+        return []
+    if program != workloads.LINE_PROGRAMS[True]:
+        _refuse(
+            scenario,
+            "topology.aqm",
+            aqm,
+            f"the ns-3 program {program} has no AQM; only {workloads.LINE_PROGRAMS[True]} "
+            "(a topology with router2) puts CoDel at router's egress toward router2",
+        )
+    loss = str((point.link or {}).get("loss", "0"))
+    if cutoff_from_rate(loss) > 0:
+        _refuse(
+            scenario,
+            "impairment.link.loss",
+            loss,
+            "CoDel (topology.aqm) takes the place of the forward loss in ns-3's lossy-link; "
+            "a point with topology.aqm needs loss 0",
+        )
+    threshold = aqm.get("ce_threshold_us")
+    if threshold is not None and not aqm["ecn"]:
+        # ns-3 3.44's CoDelQueueDisc marks at CeThreshold only with UseEcn
+        # (codel-queue-disc.cc:401-402), Linux's sch_codel whenever it is set
+        _refuse(
+            scenario,
+            "topology.aqm.ce_threshold_us",
+            threshold,
+            "ns-3's CoDel marks at a CE threshold only with ecn: true; set ecn: true or "
+            "leave ce_threshold_us out",
+        )
+    return [
+        f"--aqm={aqm['kind']}",
+        f"--codelTargetUs={aqm['target_us']}",
+        f"--codelIntervalUs={aqm['interval_us']}",
+        f"--codelEcn={'true' if aqm['ecn'] else 'false'}",
+        *([f"--codelCeThresholdUs={threshold}"] if threshold is not None else []),
+    ]
+
+
 PAYLOAD_LINE_RATE = "{payload_line_rate_bps}"
 """Placeholder a profile's attribute value may hold (the linux-6.1-wan profile's pacing rate, its
 stand-in for TCP small queues): the rate at which full segments leave the sender's link, payload
@@ -297,21 +370,29 @@ def _command(
 ) -> list[str]:
     workload = workloads.of(point.settings)
     seeds = [f"--seed={rng_seed(scenario.name, point.id)}", f"--run={repetition}"]
-    tcp = tcp_args(point, profile, workload.ns3_sender_rate_bps(point.settings))
     if workload.ns3_own_topology:
+        tcp = tcp_args(point, profile, workload.ns3_sender_rate_bps(point.settings))
         return [binary, *workload.ns3_args(point.settings, interframe_gap_ns), *seeds, *tcp]
     topo = scenario.settings["topology"]
     rate_bps = topo["link_rate_Mbps"] * 1e6
-    lossy = program_name(scenario) == workloads.LINE_PROGRAMS[True]
+    program = program_name(scenario)
+    lossy = program == workloads.LINE_PROGRAMS[True]
+    # the hosts' links: the sender's (a profile's pacing is relative to it) and, in lossy-link,
+    # those channelDelayNs is for (the middle link has linkDelayNs), so its framing correction
+    # is at their rate; access_args refuses access_rate_Mbps elsewhere
+    host_link_bps = topo.get("access_rate_Mbps", topo["link_rate_Mbps"]) * 1e6
+    tcp = tcp_args(point, profile, host_link_bps)
     return [
         binary,
         f"--linkRateBps={round(rate_bps)}",
         f"--interframeGapNs={interframe_gap_ns(rate_bps)}",
-        f"--channelDelayNs={channel_delay_ns(delay_us, rate_bps)}",
+        f"--channelDelayNs={channel_delay_ns(delay_us, host_link_bps)}",
         f"--routerQueuePackets={topo['router_queue_packets']}",
         f"--hostQueuePackets={topo['host_queue_packets']}",
         *workload.ns3_args(point.settings, interframe_gap_ns),
         *(link_args(point, rate_bps) if lossy else dropper_args(point)),
+        *access_args(scenario, program),
+        *aqm_args(scenario, point, program),
         *seeds,
         *tcp,
     ]
