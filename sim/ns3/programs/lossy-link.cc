@@ -78,7 +78,9 @@ InstallLoss(Ptr<NetDevice> device, const RunConfig& cfg, Ipv4Address toward)
 
 /// The counters of one direction of the middle link, as JSON members with `suffix`: packets
 /// that reached its egress, those dropped there (by the loss, the FIFO or CoDel), those the
-/// random loss dropped, and with CoDel those marked CE (for target and threshold alike).
+/// random loss dropped, and with CoDel those it marked CE, by why as sch_codel counts them:
+/// a sojourn over the CE threshold (its ce_mark) and its control law marking where it would
+/// drop (its ecn_mark; sch_codel.c, codel_dump_stats).
 std::string
 LinkCounters(Ptr<QueueDisc> egress, const std::string& suffix)
 {
@@ -91,7 +93,10 @@ LinkCounters(Ptr<QueueDisc> egress, const std::string& suffix)
        << "\": " << (dropper ? dropper->GetDroppedCount() : 0);
     if (!dropper)
     {
-        os << ", \"link_ce_marks_" << suffix << "\": " << stats.nTotalMarkedPackets;
+        os << ", \"link_ce_marks_" << suffix
+           << "\": " << stats.GetNMarkedPackets(CoDelQueueDisc::CE_THRESHOLD_EXCEEDED_MARK)
+           << ", \"link_ecn_marks_" << suffix
+           << "\": " << stats.GetNMarkedPackets(CoDelQueueDisc::TARGET_EXCEEDED_MARK);
     }
     return os.str();
 }
