@@ -76,7 +76,7 @@ def test_the_plan_has_the_study_figure_and_table(workdir):
 
 
 def test_the_plan_of_every_scenario_keeps_the_other_studies(workdir):
-    # with every scenario configured, the four studies' own figures are planned beside it
+    # with every scenario configured, the other studies' own figures are planned beside it
     plan = snakemake(workdir, "all", "-n", only=None)
     text = plan.stdout + plan.stderr
     for stem in (STEM, "fig4_1_random_drop", "fig_multiflow_buffer", "fig_lossy_link_goodput"):
@@ -92,10 +92,12 @@ def test_figure_numbers_and_section_are_made(workdir):
     )
     pdf = workdir / QUICK / "figures" / f"{STEM}.pdf"
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.stat().st_size > 5000
-    # its section comes after the four of the suite (order 50)
+    # its section comes after the suite's own (order 50)
     studies = (workdir / generated / "studies.tex").read_text()
     inputs = re.findall(r"\\input\{sections/(\w+)\}", studies)
-    assert inputs == ["report_2001", "lossy_link", "multiflow", "router_forwarding", "slow_link"]
+    assert inputs == [
+        "report_2001", "lossy_link", "ecn_marking", "multiflow", "router_forwarding", "slow_link"
+    ]  # fmt: skip
     # its numbers: as many points as the quick scale's sweep, the best mean throughput
     spec = yaml.safe_load((SCENARIO_DIR / "random-drop.yaml").read_text())
     want_points = len(spec["scales"]["quick"]["sweep"]["drop_rate"])
