@@ -13,10 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from ns3_point import run_point
 
-from emusim import profiles
 from emusim import scenario as sc
-from emusim.backends.ns3 import command as ns3
 from emusim.collect import with_ratios
 
 pytestmark = [
@@ -77,16 +76,7 @@ def test_cubic_without_ecn_gets_no_marks(runs):
 @pytest.fixture(scope="module")
 def simulated(ns3_programs) -> dict[str, dict]:
     quick = sc.load(SCENARIO, "quick")
-    out = {}
-    for variant in VARIANTS:
-        cmd = ns3.command(
-            str(ns3_programs / "lossy-link"), quick, quick.point(f"variant={variant}"),
-            profiles.get("linux-6.1"), 1, 0.0,
-        )  # fmt: skip
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        out[variant] = json.loads(proc.stdout)
-    return out
+    return {v: run_point(ns3_programs, quick, f"variant={v}") for v in VARIANTS}
 
 
 def test_ns3_agrees_with_the_emulation_on_goodput_and_marks(runs, simulated):

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from ns3_point import run_point
 
-from emusim import profiles, scenario, variants
-from emusim.backends.ns3 import command as ns3
+from emusim import scenario, variants
 
 pytestmark = [
     pytest.mark.ns3,
@@ -74,16 +74,8 @@ emulated run is compared with what ns-3's seeds give; 30 seeds miss an outcome o
 
 
 def _ns3_runs(programs, quick, name: str, repetitions: int) -> list[dict]:
-    point = quick.point(f"{CELL}+variant={name}")
-    runs = []
-    for rep in range(1, repetitions + 1):
-        cmd = ns3.command(
-            str(programs / "lossy-link"), quick, point, profiles.get(PROFILE), rep, 0.0
-        )
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        assert proc.returncode == 0, (name, rep, proc.stderr[-2000:])
-        runs.append(json.loads(proc.stdout))
-    return runs
+    point = f"{CELL}+variant={name}"
+    return [run_point(programs, quick, point, rep) for rep in range(1, repetitions + 1)]
 
 
 @pytest.fixture(scope="module")
