@@ -58,10 +58,35 @@ def batch_dir(results_dir: Path, scenario: str) -> Path:
     return Path(results_dir) / BACKEND / scenario / PROFILE
 
 
+# What a scenario may ask of the line that the testbed's three hosts cannot give: the testbed
+# maps sender, router and receiver (the report's line, docs/testbed.md), over the hosts' own
+# links and queues, as they are.
+UNMAPPED_KEYS = {
+    ("topology", "hosts", "router2"): "a second router (the inventory has three hosts)",
+    ("topology", "aqm"): "a marking queue on the router (the testbed keeps the hosts' qdiscs)",
+    ("topology", "access_rate_Mbps"): "per-link rates (the testbed's links are as cabled)",
+    ("impairment", "link"): "an impaired link (the testbed shapes no link)",
+}
+
+
+def check_mappable(scenario) -> None:
+    """Refuse a scenario that asks for what the testbed cannot give, naming file, key, value."""
+    for keys, what in UNMAPPED_KEYS.items():
+        node = scenario.settings
+        for key in keys:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is not None:
+            raise BatchError(
+                f"{scenario.path}: key '{'.'.join(keys)}' ({node!r}) asks for {what}; "
+                "the testbed runs only scenarios of the report's three-host line"
+            )
+
+
 def make_plan(
     scenario, results_dir: Path, repetitions: int | None = None, point_stride: int = 1
 ) -> dict:
     """Every run of the scenario (optionally thinned), split into to do and already there."""
+    check_mappable(scenario)
     reps = min(repetitions or scenario.repetitions, scenario.repetitions)
     runs, skipped = [], []
     for point in scenario.thinned_points(point_stride):

@@ -455,6 +455,42 @@ def test_a_plan_skips_the_runs_already_written(tmp_path):
     assert str(done).endswith(f"hardware/regular-drop/native/{s.points[1].id}/run2.json")
 
 
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [("lossy-link", "topology.hosts.router2"), ("ecn-marking", "topology.hosts.router2")],
+)
+def test_a_scenario_beyond_the_three_hosts_is_refused_before_any_run(tmp_path, name, key):
+    from emusim import scenario as sc
+    from emusim.backends.testbed import execute
+
+    s = sc.load(name, "quick")
+    with pytest.raises(execute.BatchError, match=rf"{name}\.yaml: key '{key}'"):
+        execute.make_plan(s, tmp_path)
+    assert not any(tmp_path.iterdir())  # nothing planned, nothing written
+
+
+@pytest.mark.parametrize(
+    ("keys", "value"),
+    [
+        (("topology", "aqm"), {"kind": "codel"}),
+        (("topology", "access_rate_Mbps"), 100),
+        (("impairment", "link"), {"loss": "0.01"}),
+    ],
+)
+def test_each_key_the_testbed_cannot_give_is_named_with_its_value(tmp_path, keys, value):
+    from dataclasses import replace
+
+    from emusim import scenario as sc
+    from emusim.backends.testbed import execute
+
+    s = sc.load("regular-drop", "quick")
+    settings = {**s.settings, keys[0]: {**s.settings[keys[0]], keys[1]: value}}
+    with pytest.raises(execute.BatchError) as err:
+        execute.make_plan(replace(s, settings=settings), tmp_path)
+    assert f"key '{'.'.join(keys)}' ({value!r})" in str(err.value)
+    assert str(s.path) in str(err.value)
+
+
 def test_the_dropper_build_dir_must_suit_kbuild(tmp_path):
     data = example()
     data["dropper"] = {"load": "build", "source_dir": "/var/tmp/router's dropper"}
