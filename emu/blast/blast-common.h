@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Report a failed system call and exit with status 1. */
 static void die(const char *what)
@@ -32,6 +33,64 @@ static unsigned long long parse_num(const char *text, const char *what, unsigned
 		exit(2);
 	}
 	return value;
+}
+
+/*
+ * The mode a tool's first argument names, as its index in modes[] (n of them), or usage();
+ * getopt() then starts at the argument after it.
+ */
+static int blast_mode(int argc, char **argv, const char *const *modes, int n, void (*usage)(void))
+{
+	int i;
+
+	if (argc < 2)
+		usage();
+	for (i = 0; i < n; i++) {
+		if (!strcmp(argv[1], modes[i])) {
+			optind = 2;
+			return i;
+		}
+	}
+	usage();
+	return -1;
+}
+
+/* The options both tools take: the peer, the port, how many and how large, the time limit. */
+struct blast_options {
+	const char *addr; /* -a ADDR */
+	unsigned port; /* -p PORT */
+	unsigned long long count; /* -n: TCP writes or UDP datagrams */
+	size_t size; /* -s: bytes per write or datagram */
+	double timeout_s; /* -t TIMEOUT_S */
+};
+
+/*
+ * Take getopt()'s `opt` (its argument in optarg) into `o` if it is one of the options both
+ * tools take, -n named `count_name` and -s at most `size_max` in messages and checks; 0 if it
+ * is not one of them.
+ */
+static int blast_option(int opt, struct blast_options *o, const char *count_name,
+			unsigned long long size_max)
+{
+	switch (opt) {
+	case 'a':
+		o->addr = optarg;
+		return 1;
+	case 'p':
+		o->port = (unsigned)parse_num(optarg, "port", 65535);
+		return 1;
+	case 'n':
+		o->count = parse_num(optarg, count_name, 1ULL << 40);
+		return 1;
+	case 's':
+		o->size = (size_t)parse_num(optarg, "size", size_max);
+		return 1;
+	case 't':
+		o->timeout_s = (double)parse_num(optarg, "timeout", 1 << 30);
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* Seconds on CLOCK_MONOTONIC: elapsed times never jump with the wall clock. */

@@ -280,39 +280,16 @@ static int server(unsigned port, int clamp, double timeout_s, const char *cc)
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL, *cc = NULL;
-	unsigned long long writes = 0;
-	unsigned port = 1026;
-	size_t size = 0;
-	double timeout_s = 0;
+	static const char *const modes[] = { "server", "client" };
+	struct blast_options o = { .port = 1026 };
+	const char *cc = NULL;
 	int clamp = 0, opt, is_client;
 
-	if (argc < 2)
-		usage();
-	if (!strcmp(argv[1], "client"))
-		is_client = 1;
-	else if (!strcmp(argv[1], "server"))
-		is_client = 0;
-	else
-		usage();
-	optind = 2;
+	is_client = blast_mode(argc, argv, modes, 2, usage);
 	while ((opt = getopt(argc, argv, "a:p:n:s:t:w:C:")) != -1) {
+		if (blast_option(opt, &o, "writes", 1 << 24))
+			continue;
 		switch (opt) {
-		case 'a':
-			addr = optarg;
-			break;
-		case 'p':
-			port = (unsigned)parse_num(optarg, "port", 65535);
-			break;
-		case 'n':
-			writes = parse_num(optarg, "writes", 1ULL << 40);
-			break;
-		case 's':
-			size = (size_t)parse_num(optarg, "size", 1 << 24);
-			break;
-		case 't':
-			timeout_s = (double)parse_num(optarg, "timeout", 1 << 30);
-			break;
 		case 'w':
 			clamp = (int)parse_num(optarg, "window clamp", 1 << 30);
 			break;
@@ -331,9 +308,9 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		usage();
 	if (is_client) {
-		if (!addr || !writes || !size)
+		if (!o.addr || !o.count || !o.size)
 			usage();
-		return client(addr, port, writes, size, timeout_s, cc);
+		return client(o.addr, o.port, o.count, o.size, o.timeout_s, cc);
 	}
-	return server(port, clamp, timeout_s, cc);
+	return server(o.port, clamp, o.timeout_s, cc);
 }

@@ -370,39 +370,19 @@ enum mode { MODE_SEND, MODE_FLOOD, MODE_RECV };
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL;
-	unsigned long long count = 0, expect = 0, duration_ms = 0;
-	unsigned port = 1026, markers = 0, burst = 32;
-	size_t size = 0;
+	static const char *const modes[] = { "send", "flood", "recv" };
+	struct blast_options o = { .port = 1026, .timeout_s = 3600 };
+	unsigned long long expect = 0, duration_ms = 0;
+	unsigned markers = 0, burst = 32;
 	int sndbuf = 0, idle_ms = 2000, force_rcvbuf = 0, opt;
-	double timeout_s = 3600, rate_pps = 0;
+	double rate_pps = 0;
 	enum mode mode;
 
-	if (argc < 2)
-		usage();
-	if (!strcmp(argv[1], "send"))
-		mode = MODE_SEND;
-	else if (!strcmp(argv[1], "flood"))
-		mode = MODE_FLOOD;
-	else if (!strcmp(argv[1], "recv"))
-		mode = MODE_RECV;
-	else
-		usage();
-	optind = 2;
+	mode = (enum mode)blast_mode(argc, argv, modes, 3, usage);
 	while ((opt = getopt(argc, argv, "a:p:n:s:b:m:e:i:t:d:r:B:R:")) != -1) {
+		if (blast_option(opt, &o, "count", 65507))
+			continue;
 		switch (opt) {
-		case 'a':
-			addr = optarg;
-			break;
-		case 'p':
-			port = (unsigned)parse_num(optarg, "port", 65535);
-			break;
-		case 'n':
-			count = parse_num(optarg, "count", 1ULL << 40);
-			break;
-		case 's':
-			size = (size_t)parse_num(optarg, "size", 65507);
-			break;
 		case 'b':
 			sndbuf = (int)parse_num(optarg, "send buffer", 1 << 30);
 			break;
@@ -414,9 +394,6 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			idle_ms = (int)parse_num(optarg, "idle time", 1 << 30);
-			break;
-		case 't':
-			timeout_s = (double)parse_num(optarg, "timeout", 1 << 30);
 			break;
 		case 'd':
 			duration_ms = parse_num(optarg, "duration", 1ULL << 32);
@@ -437,15 +414,15 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		usage();
 	if (mode == MODE_SEND) {
-		if (!addr || !count || !size)
+		if (!o.addr || !o.count || !o.size)
 			usage();
-		return sender(addr, port, count, size, sndbuf, markers);
+		return sender(o.addr, o.port, o.count, o.size, sndbuf, markers);
 	}
 	if (mode == MODE_FLOOD) {
-		if (!addr || !size || !duration_ms || !burst)
+		if (!o.addr || !o.size || !duration_ms || !burst)
 			usage();
-		return flooder(addr, port, size, (double)duration_ms / 1000.0, rate_pps, burst,
+		return flooder(o.addr, o.port, o.size, (double)duration_ms / 1000.0, rate_pps, burst,
 			       sndbuf, markers);
 	}
-	return receiver(port, expect, idle_ms, timeout_s, force_rcvbuf);
+	return receiver(o.port, expect, idle_ms, o.timeout_s, force_rcvbuf);
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -200,6 +201,24 @@ def run_status(runs: pd.DataFrame) -> dict[tuple[str, str], str]:
             else "ok"
         )
     return out
+
+
+def run_statuses(run_paths: Sequence[str | Path]) -> dict[str, dict[tuple[str, str], str]]:
+    """backend → `run_status` of its runs, from the tidy runs tables (CSV) at `run_paths`,
+    each in a folder named after its backend."""
+    return {Path(p).parent.name: run_status(pd.read_csv(p)) for p in run_paths}
+
+
+def design_cells(scenario) -> pd.DataFrame:
+    """Every cell of a scenario's design (emusim.scenario.Scenario), the ``points`` of
+    `compare_backends`: one row per profile and point, with the point's axis values."""
+    return pd.DataFrame(
+        [
+            {"scenario": scenario.name, "profile": profile, "point": p.id, **p.values}
+            for profile in scenario.profiles
+            for p in scenario.points
+        ]
+    )
 
 
 def shared_metrics(

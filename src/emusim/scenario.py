@@ -217,15 +217,7 @@ def _deep_merge(base: dict, override: dict) -> dict:
 
 
 def _read_yaml(path: Path) -> dict:
-    try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such file") from None
-    except yaml.YAMLError as err:
-        raise ScenarioError(f"{path}: not valid YAML: {err}") from None
-    if not isinstance(data, dict):
-        raise ScenarioError(f"{path}: must be a mapping of keys, found {type(data).__name__}")
-    return data
+    return schema_errors.read_mapping(path, ScenarioError)
 
 
 @cache

@@ -4,9 +4,25 @@ the schema accepts there. Scenario files and testbed inventories report errors t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import jsonschema
+import yaml
+
+
+def read_mapping(path: Path, error: type[Exception], what: str = "") -> dict:
+    """A settings file's top-level mapping; `error` names the file (and `what` it is, for a
+    missing one) if it is missing, not YAML or not a mapping."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise error(f"{path}: no such file{what and f' ({what})'}") from None
+    except yaml.YAMLError as err:
+        raise error(f"{path}: not valid YAML: {err}") from None
+    if not isinstance(data, dict):
+        raise error(f"{path}: must be a mapping of keys, found {type(data).__name__}")
+    return data
 
 
 def key(path: Sequence[Any]) -> str:

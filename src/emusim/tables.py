@@ -279,6 +279,15 @@ def side_by_side(
     return out
 
 
+def _spread(metric: str, unit: str) -> dict[str, tuple[str, str]]:
+    """The columns of a metric's mean, population SD and mean absolute deviation, in `unit`."""
+    return {
+        f"AVG ({unit})": (metric, "mean"),
+        f"SD ({unit})": (metric, "sd_pop"),
+        f"MAD ({unit})": (metric, "mad"),
+    }
+
+
 def elapsed_table(
     stats: pd.DataFrame,
     x_cols: Sequence[str] = ("drop_rate",),
@@ -288,17 +297,8 @@ def elapsed_table(
     """Tables 3.1, 4.1, 4.3: per point, AVG, population SD and mean absolute deviation of the
     elapsed time, and throughput. The report's "Var" is the SD in Table 4.1 and the MAD in
     Tables 3.1, 3.2 and 4.3 (data/reference/README.md): both are given."""
-    return side_by_side(
-        stats,
-        {
-            "AVG (s)": ("elapsed_s", "mean"),
-            "SD (s)": ("elapsed_s", "sd_pop"),
-            "MAD (s)": ("elapsed_s", "mad"),
-            "Throughput (B/s)": (throughput_metric, "mean"),
-        },
-        x_cols,
-        backends,
-    )
+    columns = {**_spread("elapsed_s", "s"), "Throughput (B/s)": (throughput_metric, "mean")}
+    return side_by_side(stats, columns, x_cols, backends)
 
 
 def drops_table(
@@ -326,13 +326,4 @@ def rtt_table(
 ) -> pd.DataFrame:
     """Table 3.3: per ICMP request size, the mean RTT, its population SD, and its mean absolute
     deviation (the report's "Variation")."""
-    return side_by_side(
-        stats,
-        {
-            "AVG (µs)": ("rtt_us", "mean"),
-            "SD (µs)": ("rtt_us", "sd_pop"),
-            "MAD (µs)": ("rtt_us", "mad"),
-        },
-        x_cols,
-        backends,
-    )
+    return side_by_side(stats, _spread("rtt_us", "µs"), x_cols, backends)

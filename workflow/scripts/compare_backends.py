@@ -4,21 +4,18 @@ Mininet, real Linux TCP, is the reference: rel_diff = (mininet - ns3) / mininet.
 the scenario's design is a row; one a backend did not run says why in `status`.
 """
 
-from pathlib import Path
-
 import pandas as pd
 
 from emusim import script_log, variants
 from emusim.backends.mininet import selfcheck
 from emusim.collect import RATIOS
-from emusim.compare import compare_backends, run_status
+from emusim.compare import compare_backends, design_cells, run_statuses
 
 log = script_log.setup(snakemake)  # noqa: F821
 inp, params = snakemake.input, snakemake.params  # noqa: F821
 scenario = params.scenario
 stats = pd.read_csv(inp.stats)
-runs = {Path(p).parent.name: pd.read_csv(p) for p in inp.runs}
-statuses = {backend: run_status(table) for backend, table in runs.items()}
+statuses = run_statuses(inp.runs)
 skipped = {}
 for backend, points in params.skipped.items():
     for point, why in points.items():
@@ -26,15 +23,8 @@ for backend, points in params.skipped.items():
         skipped[(backend, point)] = "not run" if why.startswith("not run") else "not implemented"
     for why in sorted(set(points.values())):
         log.warning("%s: %s", backend, why)
-points = pd.DataFrame(
-    [
-        {"scenario": scenario.name, "profile": profile, "point": p.id, **p.values}
-        for profile in scenario.profiles
-        for p in scenario.points
-    ]
-)
-checks = selfcheck.table(inp.batches)
-verdicts = dict(zip(checks["profile"], checks["selfcheck"], strict=True))
+points = design_cells(scenario)
+verdicts = selfcheck.verdicts(inp.batches)
 # ns-3's own model of a Linux variant (ns3-cubic) against the emulation's runs of that variant
 stand_ins = variants.stand_in_points(scenario.points)
 # the workload's metrics and the tidy tables' ratios (a queue's marked fraction): of these,

@@ -30,6 +30,15 @@ AddLineArguments(CommandLine& cmd, LineArguments& line, bool dropper)
 }
 
 void
+AddBlastArguments(CommandLine& cmd, BlastArguments& blast)
+{
+    cmd.AddValue("writes", "TCP writes (or UDP datagrams)", blast.writes);
+    cmd.AddValue("writeSize", "bytes per write or datagram", blast.writeSize);
+    cmd.AddValue("maxSimTimeS", "cap on simulated seconds", blast.maxSimTimeS);
+    cmd.AddValue("traceFile", "TCP event trace CSV", blast.traceFile);
+}
+
+void
 AddRunArguments(CommandLine& cmd, RunArguments& run)
 {
     cmd.AddValue("seed", "RngSeed", run.seed);

@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * The command-line arguments the programs share, each declared once: the line of hosts
- * (links, queues, the dropper) that testbed-2001, router-forwarding and lossy-link build, and
- * every program's seed, run and output. A program adds its own (its workload's) beside them.
+ * (links, queues, the dropper) that testbed-2001, router-forwarding and lossy-link build, the
+ * bulk transfer that testbed-2001 and lossy-link run, and every program's seed, run and output.
+ * A program adds its own (its workload's) beside them.
  * Their names are the ones sim/ns3/programs/arguments.yaml lists for each program, the table
  * the Python side (src/emusim/backends/ns3/command.py) builds its command lines against; a
  * test reads every program's --PrintHelp against it.
@@ -37,6 +38,15 @@ struct LineArguments
     std::string target{"192.168.2.2"}; //!< the address whose packets the dropper considers
 };
 
+/// A bulk transfer: how much the sender writes, how long it may take, its TCP trace.
+struct BlastArguments
+{
+    uint64_t writes{100000};    //!< TCP writes (or UDP datagrams, where the program sends them)
+    uint32_t writeSize{1448};   //!< bytes per write or datagram
+    double maxSimTimeS{100000}; //!< cap on simulated time
+    std::string traceFile;      //!< TCP event trace CSV ("" = none)
+};
+
 /// What every program takes: its random streams and where its JSON goes.
 struct RunArguments
 {
@@ -52,6 +62,13 @@ struct RunArguments
  * \param dropper whether the program has the router's dropper (lossy-link's loss is its own)
  */
 void AddLineArguments(CommandLine& cmd, LineArguments& line, bool dropper = true);
+
+/**
+ * \brief Declare the bulk transfer's arguments on a command line.
+ * \param cmd the program's command line
+ * \param blast where the values go (their defaults are the program's)
+ */
+void AddBlastArguments(CommandLine& cmd, BlastArguments& blast);
 
 /**
  * \brief Declare the seed, run and output arguments on a command line.

@@ -44,10 +44,10 @@
 #include "ns3/simulator.h"
 #include "ns3/tcp-tx-buffer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <dlfcn.h>
 #include <glob.h>
 #include <link.h>
@@ -1273,46 +1273,22 @@ TcpTxBuffer::SetSentListLost(bool resetSack)
     ForgetHints(this);
 }
 
-void
-TcpTxBuffer::MarkHeadAsLost()
-{
-    static EditFn original = nullptr;
-    WheelThenForget(this, kMarkHeadAsLostSymbol, &original);
-}
+/// Define TcpTxBuffer::method (a member taking nothing) as a call of the wheel's `symbol`, found
+/// once, then ForgetHints: one definition for each such member below
+#define EMUSIM_WHEEL_THEN_FORGET(method, symbol)                                                   \
+    void TcpTxBuffer::method()                                                                     \
+    {                                                                                              \
+        static EditFn original = nullptr;                                                          \
+        WheelThenForget(this, symbol, &original);                                                  \
+    }
 
-void
-TcpTxBuffer::AddRenoSack()
-{
-    static EditFn original = nullptr;
-    WheelThenForget(this, kAddRenoSackSymbol, &original);
-}
+EMUSIM_WHEEL_THEN_FORGET(MarkHeadAsLost, kMarkHeadAsLostSymbol)
+EMUSIM_WHEEL_THEN_FORGET(AddRenoSack, kAddRenoSackSymbol)
+EMUSIM_WHEEL_THEN_FORGET(ResetRenoSack, kResetRenoSackSymbol)
+EMUSIM_WHEEL_THEN_FORGET(ResetSentList, kResetSentListSymbol)
+EMUSIM_WHEEL_THEN_FORGET(ResetLastSegmentSent, kResetLastSegmentSentSymbol)
+EMUSIM_WHEEL_THEN_FORGET(DeleteRetransmittedFlagFromHead, kDeleteRetransmittedFlagFromHeadSymbol)
 
-void
-TcpTxBuffer::ResetRenoSack()
-{
-    static EditFn original = nullptr;
-    WheelThenForget(this, kResetRenoSackSymbol, &original);
-}
-
-void
-TcpTxBuffer::ResetSentList()
-{
-    static EditFn original = nullptr;
-    WheelThenForget(this, kResetSentListSymbol, &original);
-}
-
-void
-TcpTxBuffer::ResetLastSegmentSent()
-{
-    static EditFn original = nullptr;
-    WheelThenForget(this, kResetLastSegmentSentSymbol, &original);
-}
-
-void
-TcpTxBuffer::DeleteRetransmittedFlagFromHead()
-{
-    static EditFn original = nullptr;
-    WheelThenForget(this, kDeleteRetransmittedFlagFromHeadSymbol, &original);
-}
+#undef EMUSIM_WHEEL_THEN_FORGET
 
 } // namespace ns3

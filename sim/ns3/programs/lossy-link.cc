@@ -50,18 +50,16 @@ namespace
 struct RunConfig
 {
     std::string workload{"tcp"};       //!< tcp only (the bulk transfer)
-    uint64_t writes{690608};           //!< TCP writes (690 608 x 1448 B: 1 GB)
-    uint32_t writeSize{1448};          //!< bytes per write
     uint64_t linkDelayNs{1920};        //!< propagation delay of the impaired middle link
     uint32_t lossCutoff{0};            //!< middle link: drop when a 16-bit r < lossCutoff
-    double maxSimTimeS{3600};          //!< cap on simulated time
-    std::string traceFile;             //!< TCP event trace CSV ("" = none)
     uint64_t accessRateBps{0};         //!< the hosts' links; 0: linkRateBps, as the middle link
     uint64_t accessInterframeGapNs{0}; //!< their per-frame overhead (with accessRateBps)
     std::string aqm;                   //!< the forward egress: "" (loss + FIFO) or "codel"
     emusim::CodelArguments codel;      //!< CoDel's settings (with --aqm=codel)
-    emusim::LineArguments line;        //!< the links and queues (no dropper: the loss is its own)
-    emusim::RunArguments out;          //!< seed, run and output
+    /// TCP writes (690 608 x 1448 B: 1 GB), the time cap, the TCP trace
+    emusim::BlastArguments blast{.writes = 690608, .maxSimTimeS = 3600};
+    emusim::LineArguments line; //!< the links and queues (no dropper: the loss is its own)
+    emusim::RunArguments out;   //!< seed, run and output
 };
 
 /// The lossy egress of the middle link: random loss of packets to `toward`, then a FIFO.
@@ -109,12 +107,8 @@ main(int argc, char* argv[])
     RunConfig cfg;
     CommandLine cmd(__FILE__);
     cmd.AddValue("workload", "tcp (the only workload of this program)", cfg.workload);
-    cmd.AddValue("writes", "TCP writes", cfg.writes);
-    cmd.AddValue("writeSize", "bytes per write", cfg.writeSize);
     cmd.AddValue("linkDelayNs", "delay of the impaired middle link in ns", cfg.linkDelayNs);
     cmd.AddValue("lossCutoff", "middle link: drop when a 16-bit r < lossCutoff", cfg.lossCutoff);
-    cmd.AddValue("maxSimTimeS", "cap on simulated seconds", cfg.maxSimTimeS);
-    cmd.AddValue("traceFile", "TCP event trace CSV", cfg.traceFile);
     cmd.AddValue("accessRateBps", "the hosts' links in bit/s (0: linkRateBps)", cfg.accessRateBps);
     cmd.AddValue("accessInterframeGapNs",
                  "per-frame overhead time of the hosts' links in ns (with accessRateBps)",
@@ -126,13 +120,15 @@ main(int argc, char* argv[])
     cmd.AddValue("codelCeThresholdUs",
                  "CoDel marks packets that waited longer, in us (0: none)",
                  cfg.codel.ceThresholdUs);
+    emusim::AddBlastArguments(cmd, cfg.blast);
     emusim::AddLineArguments(cmd, cfg.line, false);
     emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_UNLESS(cfg.workload == "tcp", "--workload must be tcp, not " << cfg.workload);
     NS_ABORT_MSG_IF(cfg.lossCutoff > 65535, "--lossCutoff must be at most 65535");
-    NS_ABORT_MSG_IF(cfg.writes == 0 || cfg.writeSize == 0, "--writes and --writeSize must be > 0");
+    NS_ABORT_MSG_IF(cfg.blast.writes == 0 || cfg.blast.writeSize == 0,
+                    "--writes and --writeSize must be > 0");
     NS_ABORT_MSG_UNLESS(cfg.aqm.empty() || cfg.aqm == "codel",
                         "--aqm must be codel or empty, not " << cfg.aqm);
     // CoDel takes the forward egress's place, dropper and all: a lossy forward direction and
@@ -208,22 +204,22 @@ main(int argc, char* argv[])
     receiver->AddApplication(server);
     auto client = CreateObject<TcpBlastClient>();
     client->SetAttribute("Remote", AddressValue(InetSocketAddress(receiverAddress, port)));
-    client->SetAttribute("Writes", UintegerValue(cfg.writes));
-    client->SetAttribute("WriteSize", UintegerValue(cfg.writeSize));
+    client->SetAttribute("Writes", UintegerValue(cfg.blast.writes));
+    client->SetAttribute("WriteSize", UintegerValue(cfg.blast.writeSize));
     sender->AddApplication(client);
     client->TraceConnectWithoutContext("Done", MakeCallback(+[](Time) { Simulator::Stop(); }));
     // the sender's TCP events and the data the lossy link drops (tcp-event-trace.h)
     Ptr<TcpEventTrace> eventTrace;
-    if (!cfg.traceFile.empty())
+    if (!cfg.blast.traceFile.empty())
     {
         eventTrace = CreateObject<TcpEventTrace>();
-        eventTrace->Open(cfg.traceFile);
+        eventTrace->Open(cfg.blast.traceFile);
         eventTrace->WatchRouterQueue(forward);
         client->TraceConnectWithoutContext("Socket",
                                            MakeCallback(&TcpEventTrace::WatchSocket, eventTrace));
     }
 
-    Simulator::Stop(Seconds(cfg.maxSimTimeS));
+    Simulator::Stop(Seconds(cfg.blast.maxSimTimeS));
     Simulator::Run();
 
     // The congestion control new sockets of the sender got: the variant asked for, or the
@@ -246,9 +242,9 @@ main(int argc, char* argv[])
     const uint64_t delivered = server->GetBytesReceived();
     std::ostringstream json;
     json << "{\"status\": \"" << status << "\", \"metrics\": {"
-         << "\"elapsed_s\": " << FormatNumber(elapsedS) << ", \"writes\": " << cfg.writes
-         << ", \"write_size_B\": " << cfg.writeSize
-         << ", \"payload_bytes\": " << cfg.writes * cfg.writeSize
+         << "\"elapsed_s\": " << FormatNumber(elapsedS) << ", \"writes\": " << cfg.blast.writes
+         << ", \"write_size_B\": " << cfg.blast.writeSize
+         << ", \"payload_bytes\": " << cfg.blast.writes * cfg.blast.writeSize
          << ", \"bytes_delivered\": " << delivered
          << ", \"goodput_Bps\": " << FormatNumber(elapsedS > 0 ? delivered / elapsedS : 0.0, 3)
          << ", \"packets_sent\": " << client->GetDataSegmentsSent()

@@ -44,19 +44,16 @@ namespace
 /// Everything one run needs, from the command line.
 struct RunConfig
 {
-    std::string workload{"tcp"}; //!< tcp, udp or ping
-    uint64_t writes{100000};     //!< TCP writes or UDP datagrams
-    uint32_t writeSize{1448};    //!< bytes per write or datagram
-    uint32_t pings{10};          //!< echo requests (ping)
-    uint32_t pingSize{56};       //!< ICMP payload bytes (ping -s)
-    double pingIntervalS{1.0};   //!< seconds between echo requests
-    uint32_t udpInFlight{32};    //!< UDP sender's send-buffer depth in datagrams
-    double maxSimTimeS{100000};  //!< cap on simulated time
-    std::string traceFile;       //!< TCP event trace CSV ("" = none; tcp workload only)
-    double freezePeriodS{0};     //!< what-if: the receiver's link freezes this often (0: never)
-    double freezeS{0};           //!< what-if: for this long each time
-    emusim::LineArguments line;  //!< the links, queues and dropper
-    emusim::RunArguments out;    //!< seed, run and output
+    std::string workload{"tcp"};  //!< tcp, udp or ping
+    uint32_t pings{10};           //!< echo requests (ping)
+    uint32_t pingSize{56};        //!< ICMP payload bytes (ping -s)
+    double pingIntervalS{1.0};    //!< seconds between echo requests
+    uint32_t udpInFlight{32};     //!< UDP sender's send-buffer depth in datagrams
+    double freezePeriodS{0};      //!< what-if: the receiver's link freezes this often (0: never)
+    double freezeS{0};            //!< what-if: for this long each time
+    emusim::BlastArguments blast; //!< TCP writes or UDP datagrams, the time cap, the TCP trace
+    emusim::LineArguments line;   //!< the links, queues and dropper
+    emusim::RunArguments out;     //!< seed, run and output
 };
 
 using emusim::FormatNumber;
@@ -83,9 +80,8 @@ Freeze(Ptr<PointToPointChannel> ch, Time baseDelay, Time start, Time period, Tim
     for (Time t = start; t < start + length; t += Seconds(FREEZE_STEP_S))
     {
         const Time delay = baseDelay + start + length - t;
-        Simulator::Schedule(t - Simulator::Now(), [ch, delay]() {
-            ch->SetAttribute("Delay", TimeValue(delay));
-        });
+        Simulator::Schedule(t - Simulator::Now(),
+                            [ch, delay]() { ch->SetAttribute("Delay", TimeValue(delay)); });
     }
     Simulator::Schedule(start + length - Simulator::Now(), [=]() {
         ch->SetAttribute("Delay", TimeValue(baseDelay));
@@ -101,18 +97,15 @@ main(int argc, char* argv[])
     RunConfig cfg;
     CommandLine cmd(__FILE__);
     cmd.AddValue("workload", "tcp, udp or ping", cfg.workload);
-    cmd.AddValue("writes", "TCP writes or UDP datagrams", cfg.writes);
-    cmd.AddValue("writeSize", "bytes per write or datagram", cfg.writeSize);
     cmd.AddValue("pings", "echo requests", cfg.pings);
     cmd.AddValue("pingSize", "ICMP payload bytes", cfg.pingSize);
     cmd.AddValue("pingIntervalS", "seconds between echo requests", cfg.pingIntervalS);
     cmd.AddValue("udpInFlight", "UDP send-buffer depth in datagrams", cfg.udpInFlight);
-    cmd.AddValue("maxSimTimeS", "cap on simulated seconds", cfg.maxSimTimeS);
-    cmd.AddValue("traceFile", "TCP event trace CSV (tcp workload)", cfg.traceFile);
     cmd.AddValue("freezePeriodS",
                  "what-if: freeze the receiver's link every this many seconds",
                  cfg.freezePeriodS);
     cmd.AddValue("freezeS", "what-if: each freeze's length in seconds", cfg.freezeS);
+    emusim::AddBlastArguments(cmd, cfg.blast);
     emusim::AddLineArguments(cmd, cfg.line);
     emusim::AddRunArguments(cmd, cfg.out);
     cmd.Parse(argc, argv);
@@ -148,7 +141,7 @@ main(int argc, char* argv[])
 
     const Ipv4Address receiverAddress = line.GetReceiverAddress();
     const uint16_t port = 1026;
-    const Time maxSimTime = Seconds(cfg.maxSimTimeS);
+    const Time maxSimTime = Seconds(cfg.blast.maxSimTimeS);
 
     std::ostringstream metrics;
     bool completed = true;
@@ -165,15 +158,15 @@ main(int argc, char* argv[])
         receiver->AddApplication(server);
         tcpClient = CreateObject<TcpBlastClient>();
         tcpClient->SetAttribute("Remote", AddressValue(InetSocketAddress(receiverAddress, port)));
-        tcpClient->SetAttribute("Writes", UintegerValue(cfg.writes));
-        tcpClient->SetAttribute("WriteSize", UintegerValue(cfg.writeSize));
+        tcpClient->SetAttribute("Writes", UintegerValue(cfg.blast.writes));
+        tcpClient->SetAttribute("WriteSize", UintegerValue(cfg.blast.writeSize));
         sender->AddApplication(tcpClient);
         tcpClient->TraceConnectWithoutContext("Done",
                                               MakeCallback(+[](Time) { Simulator::Stop(); }));
-        if (!cfg.traceFile.empty())
+        if (!cfg.blast.traceFile.empty())
         {
             eventTrace = CreateObject<TcpEventTrace>();
-            eventTrace->Open(cfg.traceFile);
+            eventTrace->Open(cfg.blast.traceFile);
             eventTrace->WatchRouterQueue(dropper);
             tcpClient->TraceConnectWithoutContext(
                 "Socket",
@@ -187,8 +180,8 @@ main(int argc, char* argv[])
         receiver->AddApplication(udpSink);
         udpSender = CreateObject<UdpBlastSender>();
         udpSender->SetAttribute("Remote", AddressValue(InetSocketAddress(receiverAddress, port)));
-        udpSender->SetAttribute("Datagrams", UintegerValue(cfg.writes));
-        udpSender->SetAttribute("Size", UintegerValue(cfg.writeSize));
+        udpSender->SetAttribute("Datagrams", UintegerValue(cfg.blast.writes));
+        udpSender->SetAttribute("Size", UintegerValue(cfg.blast.writeSize));
         udpSender->SetAttribute("MaxInFlight", UintegerValue(cfg.udpInFlight));
         sender->AddApplication(udpSender);
         line.GetSenderDevice()->TraceConnectWithoutContext(
@@ -236,8 +229,9 @@ main(int argc, char* argv[])
         }
         linuxFacts = emusim::LinuxRunFacts(tcpClient, status);
         metrics << "\"elapsed_s\": " << FormatNumber(tcpClient->GetElapsed().GetSeconds())
-                << ", \"writes\": " << cfg.writes << ", \"write_size_B\": " << cfg.writeSize
-                << ", \"payload_bytes\": " << cfg.writes * cfg.writeSize
+                << ", \"writes\": " << cfg.blast.writes
+                << ", \"write_size_B\": " << cfg.blast.writeSize
+                << ", \"payload_bytes\": " << cfg.blast.writes * cfg.blast.writeSize
                 << ", \"packets_sent\": " << tcpClient->GetDataSegmentsSent()
                 << ", \"retransmissions\": " << tcpClient->GetRetransmissions()
                 << ", \"rto_timeouts\": " << tcpClient->GetTimeouts()
@@ -246,12 +240,12 @@ main(int argc, char* argv[])
     }
     else if (cfg.workload == "udp")
     {
-        completed = udpSender->GetSent() == cfg.writes;
+        completed = udpSender->GetSent() == cfg.blast.writes;
         metrics << "\"elapsed_s\": " << FormatNumber(udpSender->GetElapsed().GetSeconds())
                 << ", \"datagrams_sent\": " << udpSender->GetSent()
                 << ", \"datagrams_received\": " << udpSink->GetReceived()
                 << ", \"datagrams_lost\": " << udpSender->GetSent() - udpSink->GetReceived()
-                << ", \"datagram_size_B\": " << cfg.writeSize
+                << ", \"datagram_size_B\": " << cfg.blast.writeSize
                 << ", \"packets_dropped\": " << dropper->GetDroppedCount();
     }
     else

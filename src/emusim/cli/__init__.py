@@ -74,6 +74,21 @@ def _examples(*lines: str) -> str:
     return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
+def _verb(
+    verbs, name: str, func, help: str, description: str, examples: tuple[str, ...]
+) -> argparse.ArgumentParser:
+    """The parser of verb `name` (`func` runs it), its examples after its options."""
+    p = verbs.add_parser(
+        name,
+        help=help,
+        description=description,
+        formatter_class=_Formatter,
+        epilog=_examples(*examples),
+    )
+    p.set_defaults(func=func)
+    return p
+
+
 def _add_scale(p: argparse.ArgumentParser) -> None:
     from emusim.scenario import SCALES
 
@@ -92,6 +107,10 @@ def _add_snakemake(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-n", "--dry-run", action="store_true", help="snakemake -n: what would run, and why"
     )
+    _add_config(p)
+
+
+def _add_config(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-C",
         "--config",
@@ -125,14 +144,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
 
-    p = verbs.add_parser(
+    p = _verb(
+        verbs,
         "list",
+        cmd_list,
         help="scenarios, TCP profiles, TCP variants or backends, as a table",
         description="List what the study knows: the scenarios of scenarios/, the TCP profiles "
         "of config/tcp_profiles.yaml, the TCP variants of config/tcp_variants.yaml, or the "
         "backends of config/config.yaml and the workflow.",
-        formatter_class=_Formatter,
-        epilog=_examples(
+        examples=(
             "emusim list scenarios               # at config.yaml's scale",
             "emusim list scenarios --scale quick",
             "emusim list profiles",
@@ -143,16 +163,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("what", choices=("scenarios", "profiles", "variants", "backends", "studies"))
     _add_scale(p)
-    p.set_defaults(func=cmd_list)
 
-    p = verbs.add_parser(
+    p = _verb(
+        verbs,
         "validate",
+        cmd_validate,
         help="check scenario files at every scale",
         description="Load each scenario file at every scale (the default body and each of "
         "`scales:`) as the workflow does, and print ok or its first error: the file, the key, "
         "the value and what is accepted. Exit status 1 if any is invalid.",
-        formatter_class=_Formatter,
-        epilog=_examples(
+        examples=(
             "emusim validate                      # every file of scenarios/",
             "emusim validate scenarios/random-drop.yaml my-scenario.yaml",
             "emusim validate random-drop          # a name of scenarios/ works too",
@@ -161,15 +181,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "files", nargs="*", metavar="FILE", help="scenario files (default: scenarios/*.yaml)"
     )
-    p.set_defaults(func=cmd_validate)
 
-    p = verbs.add_parser(
+    p = _verb(
+        verbs,
         "points",
+        cmd_points,
         help="a scenario's points: their IDs and parameters",
         description="The points of a scenario at a scale: each point's ID (the directory of its "
         "runs, and what `emusim run --point` takes) and its sweep values.",
-        formatter_class=_Formatter,
-        epilog=_examples(
+        examples=(
             "emusim points random-drop",
             "emusim points lossy-link --scale quick",
             "emusim points regular-drop --ids     # IDs only, one a line",
@@ -178,10 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scenario", metavar="SCENARIO", help="a name of scenarios/, or a .yaml file")
     _add_scale(p)
     p.add_argument("--ids", action="store_true", help="print the point IDs only, one a line")
-    p.set_defaults(func=cmd_points)
 
-    p = verbs.add_parser(
+    p = _verb(
+        verbs,
         "run",
+        cmd_run,
         help="run a scenario (or some of its points) on one backend, through Snakemake",
         description="Run Snakemake, in the repository root, on the targets of a scenario for one "
         "backend: with --point or --profile (ns3) the run JSONs "
@@ -190,8 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Passes --config scale=…, backends=[…] and scenarios=[SCENARIO]; other scales write "
         "under scales/SCALE/. The command is printed first. Arguments after `--` go to "
         "snakemake as they are. A rerun does only what is missing.",
-        formatter_class=_Formatter,
-        epilog=_examples(
+        examples=(
             "emusim run random-drop --point drop_rate=0.02 --scale quick -n",
             "emusim run random-drop --point drop_rate=0.02 --profile linux-2.2 --scale quick",
             "emusim run random-drop --scale quick --cores 2",
@@ -223,43 +243,44 @@ def build_parser() -> argparse.ArgumentParser:
         "else config/testbed.yaml)",
     )
     _add_snakemake(p)
-    p.set_defaults(func=cmd_run)
 
-    p = verbs.add_parser(
+    p = _verb(
+        verbs,
         "show",
+        cmd_show,
         help="a run JSON's metrics and provenance, readable",
         description="Print one run (docs/results-schema.md): what ran (scenario, backend, "
         "profile, point, parameters), its metrics, and its provenance (kernel release, clock, "
         "git revision, ...).",
-        formatter_class=_Formatter,
-        epilog=_examples(
+        examples=(
             "emusim show results/ns3/random-drop/linux-2.2/drop_rate=0.040/run3.json",
             "emusim show --json results/mininet/baseline-tcp/linux-2.2/base/run1.json",
         ),
     )
     p.add_argument("run", metavar="RUN_JSON")
     p.add_argument("--json", action="store_true", help="print the file's JSON as it is")
-    p.set_defaults(func=cmd_show)
 
-    p = verbs.add_parser(
+    p = _verb(
+        verbs,
         "paper",
+        cmd_paper,
         help="build the paper (snakemake paper)",
         description="Run Snakemake's `paper` target: the paper PDF with every number, figure and "
         "table generated from the results of the scale, running whatever they need "
         "(paper/build/paper.pdf; scales/SCALE/paper/build/paper.pdf). The command is printed "
         "first; arguments after `--` go to snakemake.",
-        formatter_class=_Formatter,
-        epilog=_examples(
+        examples=(
             "emusim paper --scale quick -n",
             "emusim paper --scale quick -C 'backends=[hardware,ns3]'   # without the emulation",
         ),
     )
     _add_scale(p)
     _add_snakemake(p)
-    p.set_defaults(func=cmd_paper)
 
-    p = verbs.add_parser(
+    p = _verb(
+        verbs,
         "plan",
+        cmd_plan,
         help="what Snakemake would run, and its expected CPU-hours per rule",
         description="Run Snakemake's dry run on the targets (default: all) and print, per rule, "
         "the jobs it would run, how many have a measured cost (data/costs/SCALE.csv, the "
@@ -269,8 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
         "is restored (ns3_restore) costs nothing. While the study runs, finished jobs drop "
         "out: run it in another terminal to see what remains. The command is printed first; "
         "arguments after `--` go to snakemake.",
-        formatter_class=_Formatter,
-        epilog=_examples(
+        examples=(
             "emusim plan --scale quick                     # snakemake all at quick scale",
             "emusim plan                                   # the paper scale",
             "emusim plan results/stats/random-drop.csv --cores 8",
@@ -287,24 +307,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="the cores the wall hours are for, also given to snakemake (default: all, "
         "this machine's)",
     )
-    p.add_argument(
-        "-C",
-        "--config",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="one more snakemake --config item (repeatable; config/README.md), after emusim's own",
-    )
+    _add_config(p)
     p.add_argument(
         "--save",
         metavar="FILE",
         help="also write the jobs with their estimates to FILE, for the workflow's progress "
         "line (snakemake --logger emusim --logger-emusim-plan FILE)",
     )
-    p.set_defaults(func=cmd_plan)
 
-    p = verbs.add_parser(
+    p = _verb(
+        verbs,
         "archive",
+        cmd_archive,
         help="the run archive: kept runs, whether this checkout's code made them, an audit",
         description="The run archive of long runs kept in the repository (data/archive, "
         "docs/archive.md): `python -m emusim.archive` with the same verbs. list: every kept run "
@@ -312,8 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
         "restored) and which not (stale, made again), with why; audit: make N kept ns-3 runs "
         "again and compare them byte for byte; add: keep finished runs; certify: give kept "
         "runs without one the code identity of their revision.",
-        formatter_class=_Formatter,
-        epilog=_examples(
+        examples=(
             "emusim archive status",
             "emusim archive list",
             "emusim archive audit --sample 3 --seed 1",
@@ -326,7 +339,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="VERB [ARG...]",
         help="list | status | audit | add | certify | restore, and their arguments",
     )
-    p.set_defaults(func=cmd_archive)
     return parser
 
 

@@ -37,6 +37,10 @@ def _sysctl(key: str, value: str) -> Setting:
     return Setting("sysctl", key, value)
 
 
+# both profiles switch SACK and timestamps on the same way
+_SACK = Mapping((_sysctl("net.ipv4.tcp_sack", "1"),), True, "tcp_sack = 1")
+_TIMESTAMPS = Mapping((_sysctl("net.ipv4.tcp_timestamps", "1"),), True, "tcp_timestamps")
+
 LINUX_2_2_RCVBUF_B = 65535
 """rmem_default of 2.2 (CONFIG_SKB_LARGE); the window it advertises is half, MSS-rounded."""
 
@@ -137,8 +141,8 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
             "no switch: Linux takes SACKed and duplicate-ACKed segments out of flight and so "
             "may send new data on duplicate ACKs, much as RFC 3042 does",
         ),
-        "SACK": Mapping((_sysctl("net.ipv4.tcp_sack", "1"),), True, "tcp_sack = 1"),
-        "timestamps": Mapping((_sysctl("net.ipv4.tcp_timestamps", "1"),), True, "tcp_timestamps"),
+        "SACK": _SACK,
+        "timestamps": _TIMESTAMPS,
         "window scaling": Mapping(
             (_sysctl("net.ipv4.tcp_window_scaling", "1"),),
             True,
@@ -251,8 +255,8 @@ LINUX_TCP: dict[str, dict[str, Mapping]] = {
             "no metrics saved, the cache flushed before every run: every run starts at "
             "TCP_INFINITE_SSTHRESH",
         ),
-        "SACK": Mapping((_sysctl("net.ipv4.tcp_sack", "1"),), True, "tcp_sack = 1"),
-        "timestamps": Mapping((_sysctl("net.ipv4.tcp_timestamps", "1"),), True, "tcp_timestamps"),
+        "SACK": _SACK,
+        "timestamps": _TIMESTAMPS,
         "window scaling": Mapping(
             (_sysctl("net.ipv4.tcp_window_scaling", "1"),), True, "tcp_window_scaling = 1"
         ),

@@ -145,6 +145,60 @@ class Workload:
         return tables.elapsed_table(stats, x_cols=axes)
 
 
+class Blast(Workload):
+    """A fixed number of TCP writes or UDP datagrams of one size, sent as fast as the sender can
+    (the 2001 report's blast tests): the scenario's ``workload`` names the count `count_key`
+    and the size `size_key`, which the line programs take as --writes and --writeSize."""
+
+    ns3_workload: ClassVar[str]
+    """The line programs' --workload (tcp or udp)."""
+    count_key: ClassVar[str]
+    """The ``workload`` key of how many writes or datagrams."""
+    size_key: ClassVar[str]
+    """The ``workload`` key of their size in bytes."""
+    timed = True
+
+    def ns3_args(
+        self, settings: Mapping[str, Any], interframe_gap_ns: Callable[[float], int]
+    ) -> list[str]:
+        w = settings["workload"]
+        return [
+            f"--workload={self.ns3_workload}",
+            f"--writes={w[self.count_key]}",
+            f"--writeSize={w[self.size_key]}",
+        ]
+
+    def wire_busy_s(self, workload: Mapping[str, Any], rate_bps: float) -> float:
+        # one full frame per write or datagram
+        return full_frames_s(int(workload[self.count_key]), rate_bps)
+
+
+def blast_schema(kind: str, count_key: str, size_key: str, size_max_B: int) -> dict[str, Any]:
+    """The JSON schema of a `Blast`'s ``workload`` mapping: at least one write or datagram, of
+    1 to `size_max_B` bytes."""
+    return workload_schema(
+        kind,
+        [count_key, size_key],
+        {
+            count_key: {"type": "integer", "minimum": 1},
+            size_key: {"type": "integer", "minimum": 1, "maximum": size_max_B},
+        },
+    )
+
+
+def workload_schema(
+    kind: str, required: list[str], properties: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The JSON schema of a ``workload`` mapping of `kind`: `properties` and ``kind`` (a const)
+    and nothing else, ``kind`` and `required` required."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["kind", *required],
+        "properties": {"kind": {"const": kind}, **properties},
+    }
+
+
 def full_frames_s(frames: int, rate_bps: float) -> float:
     """Seconds `frames` full Ethernet frames keep a link of `rate_bps` busy."""
     return frames * constants.ETH_FRAME_WIRE_B * 8 / rate_bps

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from emusim import constants
-from emusim.workloads import Workload
+from emusim.workloads import Workload, workload_schema
 
 SETTLED_FRACTION = 0.5
 """A phase's statistics are taken over its last half: the first half is the transient after an
@@ -161,12 +161,10 @@ class Multiflow(Workload):
     kind = "multiflow"
     summary = "long-lived TCP flows arriving at and leaving one bottleneck in phases"
     # a list of flows, or `count` identical ones
-    schema: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["kind", "phases", "phase_s", "sample_s", "flows"],
-        "properties": {
-            "kind": {"const": "multiflow"},
+    schema: ClassVar[Mapping[str, Any]] = workload_schema(
+        kind,
+        ["phases", "phase_s", "sample_s", "flows"],
+        {
             "phases": {"type": "integer", "minimum": 1, "maximum": 1000},
             "phase_s": {"type": "number", "exclusiveMinimum": 0},
             "sample_s": {"type": "number", "exclusiveMinimum": 0},
@@ -202,7 +200,7 @@ class Multiflow(Workload):
                 ]
             },
         },
-    }
+    )
     tcp = True
     ns3_programs = ("multiflow",)
     ns3_own_topology = True

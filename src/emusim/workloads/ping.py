@@ -10,23 +10,21 @@ from typing import Any, ClassVar
 
 from emusim.linux import tools
 from emusim.linux.hosts import Dropper, Hosts
-from emusim.workloads import LINE_PROGRAMS, Workload
+from emusim.workloads import LINE_PROGRAMS, Workload, workload_schema
 
 
 class Ping(Workload):
     kind = "ping"
     summary = "ICMP echoes of one size, a fixed interval apart"
-    schema: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["kind", "count", "interval_s"],
-        "properties": {
-            "kind": {"const": "ping"},
+    schema: ClassVar[Mapping[str, Any]] = workload_schema(
+        kind,
+        ["count", "interval_s"],
+        {
             "count": {"type": "integer", "minimum": 1},
             "interval_s": {"type": "number", "exclusiveMinimum": 0},
             "request_size_B": {"type": "integer", "minimum": 0, "maximum": 65507},
         },
-    }
+    )
     ns3_programs = (LINE_PROGRAMS[False],)
 
     def hardware_metrics(self, sizes_match: bool) -> list[str]:

@@ -12,44 +12,26 @@ from typing import Any, ClassVar
 from emusim import run_status
 from emusim.linux import tools
 from emusim.linux.hosts import Dropper, HostError, Hosts
-from emusim.workloads import LINE_PROGRAMS, Workload, full_frames_s
+from emusim.workloads import LINE_PROGRAMS, Blast, blast_schema
 
 NS3_DEFAULT_CAP_S = 100_000.0
 """Simulated-time cap of an ns-3 run whose scenario sets no `cap_s`."""
 
 
-class TcpBlast(Workload):
+class TcpBlast(Blast):
     kind = "tcp-blast"
     summary = "one TCP connection writes a fixed amount as fast as it can"
-    schema: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["kind", "writes", "write_size_B"],
-        "properties": {
-            "kind": {"const": "tcp-blast"},
-            "writes": {"type": "integer", "minimum": 1},
-            "write_size_B": {"type": "integer", "minimum": 1, "maximum": 65535},
-        },
-    }
+    ns3_workload, count_key, size_key = "tcp", "writes", "write_size_B"
+    schema: ClassVar[Mapping[str, Any]] = blast_schema(kind, count_key, size_key, 65535)
     tcp = True
     ns3_programs = tuple(LINE_PROGRAMS.values())
     traced = True
-    timed = True
 
     def ns3_args(
         self, settings: Mapping[str, Any], interframe_gap_ns: Callable[[float], int]
     ) -> list[str]:
-        w = settings["workload"]
-        return [
-            "--workload=tcp",
-            f"--writes={w['writes']}",
-            f"--writeSize={w['write_size_B']}",
-            f"--maxSimTimeS={settings.get('cap_s', NS3_DEFAULT_CAP_S)}",
-        ]
-
-    def wire_busy_s(self, workload: Mapping[str, Any], rate_bps: float) -> float:
-        # one full frame per write
-        return full_frames_s(int(workload["writes"]), rate_bps)
+        cap_s = settings.get("cap_s", NS3_DEFAULT_CAP_S)
+        return [*super().ns3_args(settings, interframe_gap_ns), f"--maxSimTimeS={cap_s}"]
 
     def run_linux(self, hosts: Hosts, dropper: Dropper, entry: dict, plan: dict) -> dict:
         w = entry["workload"]

@@ -5,44 +5,21 @@ elapsed time and the datagrams lost (docs/results-schema.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from emusim.linux import tools
 from emusim.linux.blast_output import udp_blast_metrics
 from emusim.linux.hosts import Dropper, Hosts
-from emusim.workloads import LINE_PROGRAMS, Workload, full_frames_s
+from emusim.workloads import LINE_PROGRAMS, Blast, blast_schema
 
 
-class UdpBlast(Workload):
+class UdpBlast(Blast):
     kind = "udp-blast"
     summary = "a fixed number of UDP datagrams sent as fast as the sender can"
-    schema: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["kind", "datagrams", "datagram_size_B"],
-        "properties": {
-            "kind": {"const": "udp-blast"},
-            "datagrams": {"type": "integer", "minimum": 1},
-            "datagram_size_B": {"type": "integer", "minimum": 1, "maximum": 65507},
-        },
-    }
+    ns3_workload, count_key, size_key = "udp", "datagrams", "datagram_size_B"
+    schema: ClassVar[Mapping[str, Any]] = blast_schema(kind, count_key, size_key, 65507)
     ns3_programs = (LINE_PROGRAMS[False],)
-    timed = True
-
-    def ns3_args(
-        self, settings: Mapping[str, Any], interframe_gap_ns: Callable[[float], int]
-    ) -> list[str]:
-        w = settings["workload"]
-        return [
-            "--workload=udp",
-            f"--writes={w['datagrams']}",
-            f"--writeSize={w['datagram_size_B']}",
-        ]
-
-    def wire_busy_s(self, workload: Mapping[str, Any], rate_bps: float) -> float:
-        # one full frame per datagram
-        return full_frames_s(int(workload["datagrams"]), rate_bps)
 
     def run_linux(self, hosts: Hosts, dropper: Dropper, entry: dict, plan: dict) -> dict:
         w = entry["workload"]

@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 from emusim import constants
 from emusim.backends import NS3_MODEL
 from emusim.linux.hosts import finish_json, start_server
-from emusim.workloads import Workload
+from emusim.workloads import Workload, workload_schema
 
 PATHS = ("direct", "routed")
 """Without the router (the generator's ceiling) and through it."""
@@ -250,17 +250,15 @@ class UdpFlood(Workload):
     kind = "udp-flood"
     summary = "UDP floods of one payload size for a fixed time, direct or through the router"
     # payload_B and path are usually swept
-    schema: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["kind", "duration_s"],
-        "properties": {
-            "kind": {"const": "udp-flood"},
+    schema: ClassVar[Mapping[str, Any]] = workload_schema(
+        kind,
+        ["duration_s"],
+        {
             "duration_s": {"type": "number", "exclusiveMinimum": 0, "maximum": 3600},
             "payload_B": {"type": "integer", "minimum": 8, "maximum": 65507},
             "path": {"enum": list(PATHS)},
         },
-    }
+    )
     # the router-forwarding fit reads the run-to-run spread
     random = True
     ns3_programs = ("router-forwarding",)

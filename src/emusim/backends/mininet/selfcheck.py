@@ -119,6 +119,12 @@ def table(batch_paths: Iterable[str | Path]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
+def verdicts(batch_paths: Iterable[str | Path]) -> dict[str, str]:
+    """profile → the self-check verdict of its batch (`table`'s ``selfcheck``)."""
+    checks = table(batch_paths)
+    return dict(zip(checks["profile"], checks["selfcheck"], strict=True))
+
+
 def flag(comparison: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
     """The comparison with a ``selfcheck`` column: its batch's verdict, or empty for a backend
     that does not check itself (ns-3 is exact by construction; the hardware is the reference).

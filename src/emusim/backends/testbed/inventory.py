@@ -206,14 +206,7 @@ def _check_addresses(hosts: dict[str, Host], path: Path) -> None:
 def load(path: str | Path) -> Inventory:
     """Read and validate an inventory file."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise InventoryError(f"{path}: no such file (hardware.inventory)") from None
-    except yaml.YAMLError as err:
-        raise InventoryError(f"{path}: not valid YAML: {err}") from None
-    if not isinstance(data, dict):
-        raise InventoryError(f"{path}: must be a mapping of keys, found {type(data).__name__}")
+    data = schema_errors.read_mapping(path, InventoryError, "hardware.inventory")
     validate(data, path)
     base = path.resolve().parent
     defaults = data.get("ssh", {})

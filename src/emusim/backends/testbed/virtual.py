@@ -133,40 +133,8 @@ class VirtualTestbed:
 
     def _data_plane(self) -> None:
         s, r, c = (self.ns(x) for x in ROLES)
-        sh(
-            [
-                "ip",
-                "link",
-                "add",
-                "eth1",
-                "netns",
-                s,
-                "type",
-                "veth",
-                "peer",
-                "name",
-                "eth1",
-                "netns",
-                r,
-            ]
-        )
-        sh(
-            [
-                "ip",
-                "link",
-                "add",
-                "eth2",
-                "netns",
-                r,
-                "type",
-                "veth",
-                "peer",
-                "name",
-                "eth1",
-                "netns",
-                c,
-            ]
-        )
+        _veth("eth1", s, "eth1", r)
+        _veth("eth2", r, "eth1", c)
         netem = self.delay_us > 0
         delay = netem_delay_us(self.delay_us, self.rate_bps) if netem else 0.0
         plan = {
@@ -368,3 +336,11 @@ def processes_in_netns(ns: str) -> list[int]:
                 if os.stat(entry / "ns" / "net").st_ino == target:
                     found.append(int(entry.name))
     return found
+
+
+def _veth(name: str, netns: str, peer: str, peer_netns: str) -> None:
+    """A veth pair: `name` in namespace `netns`, its other end `peer` in `peer_netns`."""
+    sh(
+        ["ip", "link", "add", name, "netns", netns, "type", "veth",
+         "peer", "name", peer, "netns", peer_netns]
+    )  # fmt: skip

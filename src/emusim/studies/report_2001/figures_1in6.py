@@ -74,15 +74,19 @@ def fig4_4_heavy_tail(
             top, bottom = axes[0, col], axes[1, col]
             mine = runs[(runs["backend"] == key[0]) & (runs["profile"] == key[1])]
             top.set_yscale("log")
+            # both panels: the iteration counts along x, dodged and coloured by dropper
+            by_dropper = {
+                "x": x,
+                "hue": dropper_col,
+                "order": x_order,
+                "hue_order": droppers,
+                "palette": palette,
+            }
             sns.swarmplot(
                 data=mine,
-                x=x,
                 y=metric,
-                hue=dropper_col,
-                order=x_order,
-                hue_order=droppers,
+                **by_dropper,
                 dodge=True,
-                palette=palette,
                 size=3.4,
                 edgecolor="0.2",
                 linewidth=0.4,
@@ -98,12 +102,8 @@ def fig4_4_heavy_tail(
             mine_stalls = stalls[(stalls["backend"] == key[0]) & (stalls["profile"] == key[1])]
             sns.barplot(
                 data=mine_stalls,
-                x=x,
                 y="stalled_fraction",
-                hue=dropper_col,
-                order=x_order,
-                hue_order=droppers,
-                palette=palette,
+                **by_dropper,
                 saturation=1.0,
                 edgecolor="0.2",
                 linewidth=0.5,

@@ -10,6 +10,7 @@ calls them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -35,13 +36,19 @@ from emusim.plotting import (
 def _throughput_vs_rate(
     stats: pd.DataFrame,
     stem: str | Path,
-    title: str,
-    x: str,
-    x_label: str,
-    metric: str,
-    profile_order: Sequence[str] | None,
+    x: str = "drop_rate",
+    metric: str = "throughput_report_Bps",
+    profile_order: Sequence[str] | None = None,
     analytic: pd.DataFrame | None = None,
+    *,
+    title: str,
+    x_label: str,
 ) -> list[Path]:
+    """Throughput (report accounting) against a drop rate, per backend and profile, with the
+    analytic models (``analytic``: rows of analytic.curve_rows) if given: Figures 4.1 and 4.2.
+
+    Error bars span the throughput at mean elapsed time ± its population SD.
+    """
     rows = throughput_band(stats, x, metric)
     styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
     with figure_style():
@@ -82,51 +89,20 @@ def _analytic_curves(ax: Axes, curves: pd.DataFrame, x_max: float) -> None:
     ax.set_ylim(ylim)
 
 
-def fig4_1_random_drop(
-    stats: pd.DataFrame,
-    stem: str | Path,
-    x: str = "drop_rate",
-    metric: str = "throughput_report_Bps",
-    profile_order: Sequence[str] | None = None,
-    analytic: pd.DataFrame | None = None,
-) -> list[Path]:
-    """Figure 4.1: throughput (report accounting) vs random drop rate, per backend and profile,
-    with the analytic models (``analytic``: rows of analytic.curve_rows) if given.
+fig4_1_random_drop = partial(
+    _throughput_vs_rate,
+    title="Figure 4.1: throughput under random dropping",
+    x_label=DROP_RATE_LABEL,
+)
+"""Figure 4.1: throughput vs random drop rate (`_throughput_vs_rate`)."""
 
-    Error bars span the throughput at mean elapsed time ± its population SD.
-    """
-    return _throughput_vs_rate(
-        stats,
-        stem,
-        "Figure 4.1: throughput under random dropping",
-        x,
-        DROP_RATE_LABEL,
-        metric,
-        profile_order,
-        analytic,
-    )
-
-
-def fig4_2_regular_drop(
-    stats: pd.DataFrame,
-    stem: str | Path,
-    x: str = "drop_rate",
-    metric: str = "throughput_report_Bps",
-    profile_order: Sequence[str] | None = None,
-    analytic: pd.DataFrame | None = None,
-) -> list[Path]:
-    """Figure 4.2: throughput vs the nominal drop rate (1 / cutoff) of regular dropping; the
-    models are drawn at p = 1/N against the same axis."""
-    return _throughput_vs_rate(
-        stats,
-        stem,
-        "Figure 4.2: throughput under regular dropping",
-        x,
-        "Nominal drop rate, 1/cutoff (one packet in cutoff dropped)",
-        metric,
-        profile_order,
-        analytic,
-    )
+fig4_2_regular_drop = partial(
+    _throughput_vs_rate,
+    title="Figure 4.2: throughput under regular dropping",
+    x_label="Nominal drop rate, 1/cutoff (one packet in cutoff dropped)",
+)
+"""Figure 4.2: throughput vs the nominal drop rate (1 / cutoff) of regular dropping; the models
+are drawn at p = 1/N against the same axis (`_throughput_vs_rate`)."""
 
 
 def fig4_3_random_vs_regular(
