@@ -68,7 +68,9 @@ def test_the_runs_of_a_scenario(quick):
 
 def test_only_a_measured_delay_needs_the_fit(quick):
     # random-drop's topology lin2001 has `delay: measured`; lossy-link's a number
-    assert ns3.delay_input(quick, "random-drop") == ["scales/quick/results/delay/one_way_delay.json"]
+    assert ns3.delay_input(quick, "random-drop") == [
+        "scales/quick/results/delay/one_way_delay.json"
+    ]
     assert ns3.delay_input(quick, "lossy-link") == []
 
 

@@ -48,10 +48,10 @@ def test_the_emulation_on_the_host_needs_root(make_setup):
 
 
 def test_a_testbed_needs_an_inventory(make_setup, tmp_path):
-    with pytest.raises(WorkflowError, match="needs hardware.inventory"):
+    with pytest.raises(WorkflowError, match=r"needs hardware\.inventory"):
         make_setup(scenarios=["random-drop"], hardware={"source": "testbed"})
     missing = tmp_path / "inventory.yaml"
-    with pytest.raises(WorkflowError, match="config hardware.inventory"):
+    with pytest.raises(WorkflowError, match=r"config hardware\.inventory"):
         make_setup(
             scenarios=["random-drop"],
             hardware={"source": "testbed", "inventory": str(missing)},
