@@ -36,7 +36,7 @@ rule ns3_run:
     conda:
         "../envs/emusim.yaml"
     resources:
-        # a cluster job's time limit: hours for a paper-scale multi-flow run (ns3_inputs.smk)
+        # a cluster job's time limit: hours for a paper-scale multi-flow run (emusim.pipeline.ns3)
         runtime=lambda wc: pipeline.ns3.runtime_min(SETUP, wc.scenario),
     params:
         run=_ns3_run,

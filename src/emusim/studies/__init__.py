@@ -33,7 +33,7 @@ from emusim import plugins
 
 
 class WorkflowApi(SimpleNamespace):
-    """What a study's rules file sees of the workflow (STUDY_API, workflow/rules/study_api.smk).
+    """What a study's rules file sees of the workflow (emusim.pipeline.studies.api).
 
     It reaches the study's Snakemake module in the module's config, which Snakemake also pickles
     into each of the study's `script:` jobs. There it is of no use (its functions live in the
