@@ -113,3 +113,12 @@ def get(name: str) -> Study:
 def claimed_by(scenario) -> list[str]:
     """The studies that present a scenario (empty: the generic figure presents it)."""
     return [s.name for s in registry().values() if s.claims(scenario)]
+
+
+def scenarios_claimed(study: Study, loaded: Mapping, scale: str) -> dict:
+    """Every scenario file the study presents, run at this scale or not (its paper parameters
+    name them all): name -> the workflow's loaded scenario, or the file loaded at `scale`."""
+    from emusim import scenario as sc
+
+    every = {name: loaded.get(name) or sc.load(name, scale) for name in sc.scenario_names()}
+    return {name: s for name, s in every.items() if study.claims(s)}

@@ -4,7 +4,7 @@ plug-in API (emusim.pipeline.studies.api)."""
 
 from __future__ import annotations
 
-from emusim import scenario as sc
+from emusim.studies import scenarios_claimed
 from emusim.studies.ecn_marking import STUDY
 
 CAPTION = (
@@ -23,19 +23,17 @@ def paper_params(api) -> dict:
     """Per scenario of the study (every file, run at this scale or not): its line, queue,
     transfer and variants at this scale."""
     out = {}
-    for name in sc.scenario_names():
-        s = api.SCENARIOS.get(name) or sc.load(name, api.SCALE)
-        if STUDY.claims(s):
-            topo, w = s.settings["topology"], s.settings["workload"]
-            out[name] = {
-                "link_rate_Mbps": topo["link_rate_Mbps"],
-                "access_rate_Mbps": topo.get("access_rate_Mbps", topo["link_rate_Mbps"]),
-                "delay_ms": s.settings["impairment"]["link"]["delay_ms"],
-                "queue_packets": topo["router_queue_packets"],
-                "aqm": topo["aqm"],
-                "transfer_bytes": w["writes"] * w["write_size_B"],
-                "variants": list(s.settings["sweep"]["variant"]),
-            }
+    for name, s in scenarios_claimed(STUDY, api.SCENARIOS, api.SCALE).items():
+        topo, w = s.settings["topology"], s.settings["workload"]
+        out[name] = {
+            "link_rate_Mbps": topo["link_rate_Mbps"],
+            "access_rate_Mbps": topo.get("access_rate_Mbps", topo["link_rate_Mbps"]),
+            "delay_ms": s.settings["impairment"]["link"]["delay_ms"],
+            "queue_packets": topo["router_queue_packets"],
+            "aqm": topo["aqm"],
+            "transfer_bytes": w["writes"] * w["write_size_B"],
+            "variants": list(s.settings["sweep"]["variant"]),
+        }
     return {"scenarios": out}
 
 

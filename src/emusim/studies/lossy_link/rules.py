@@ -4,8 +4,8 @@ workflow's plug-in API (emusim.pipeline.studies.api)."""
 
 from __future__ import annotations
 
-from emusim import scenario as sc
 from emusim import variants as tcp_variants
+from emusim.studies import scenarios_claimed
 from emusim.studies.lossy_link import STUDY, variants_table
 
 CAPTIONS = {
@@ -82,16 +82,14 @@ def paper_params(api) -> dict:
     """Per scenario of the study (every file, run at this scale or not): the headline cell the
     paper reports per variant, the transfer size, the cap and the queue at this scale."""
     out = {}
-    for name in sc.scenario_names():
-        s = api.SCENARIOS.get(name) or sc.load(name, api.SCALE)
-        if STUDY.claims(s):
-            w = s.settings["workload"]
-            out[name] = {
-                "headline": dict(variants_table.HEADLINE),
-                "transfer_bytes": w["writes"] * w["write_size_B"],
-                "cap_s": s.settings.get("cap_s"),
-                "queue_packets": s.settings["topology"]["router_queue_packets"],
-            }
+    for name, s in scenarios_claimed(STUDY, api.SCENARIOS, api.SCALE).items():
+        w = s.settings["workload"]
+        out[name] = {
+            "headline": dict(variants_table.HEADLINE),
+            "transfer_bytes": w["writes"] * w["write_size_B"],
+            "cap_s": s.settings.get("cap_s"),
+            "queue_packets": s.settings["topology"]["router_queue_packets"],
+        }
     return {"scenarios": out}
 
 

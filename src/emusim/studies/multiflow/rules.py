@@ -4,7 +4,7 @@ plug-in API (emusim.pipeline.studies.api)."""
 
 from __future__ import annotations
 
-from emusim import scenario as sc
+from emusim.studies import scenarios_claimed
 from emusim.studies.multiflow import STUDY
 
 # The study's figures (emusim.studies.multiflow.figures): stem -> (kind, scenario, caption)
@@ -51,16 +51,16 @@ def scenario_pattern(api) -> str:
 def paper_params(api) -> dict:
     """Every scenario of the study the paper knows (run at this scale or not): its first
     point's settings, its points and its TCP variants (emusim.studies.multiflow.numbers)."""
-    out = {}
-    for name in sc.scenario_names():
-        s = api.SCENARIOS.get(name) or sc.load(name, api.SCALE)
-        if STUDY.claims(s):
-            out[name] = {
+    return {
+        "scenarios": {
+            name: {
                 "settings": s.points[0].settings,
                 "variants": list(dict.fromkeys(p.variant for p in s.points)),
                 "points": [p.settings for p in s.points],
             }
-    return {"scenarios": out}
+            for name, s in scenarios_claimed(STUDY, api.SCENARIOS, api.SCALE).items()
+        }
+    }
 
 
 def register(api) -> None:
