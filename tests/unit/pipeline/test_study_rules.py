@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from emusim import profiles as tcp_profiles
+from emusim import studies as study_registry
 from emusim import variants as tcp_variants
 from emusim.pipeline import studies
 from emusim.studies.ecn_marking import rules as ecn
@@ -253,3 +254,13 @@ def test_report_registers_its_figures_and_hooks(report_setup):
         "scales/quick/paper/tables/decomposition.csv",
     ]
     assert hooks.paper_params()["every_n"] == 6
+
+
+def test_a_study_claims_its_scenario_files_run_or_not(make_setup):
+    setup = make_setup(scenarios=["multiflow-buffer"])
+    study = study_registry.get("multiflow")
+    claimed = study_registry.scenarios_claimed(study, setup.scenarios, "quick")
+    assert list(claimed) == ["multiflow-buffer", "multiflow-dynamic-i", "multiflow-dynamic-ii"]
+    # the workflow's own where it loaded one, the file at this scale otherwise
+    assert claimed["multiflow-buffer"] is setup.scenarios["multiflow-buffer"]
+    assert claimed["multiflow-dynamic-i"].name == "multiflow-dynamic-i"
