@@ -5,13 +5,13 @@
 #
 #   snakemake all [--config scale=quick]      (make study)
 #
-# The Snakefile only wires; each stage is a file in workflow/rules/, each study's own rules a
-# file in workflow/rules/studies/. Every rule that costs CPU keeps its jobs' cost in a benchmark
-# file, {PREFIX}logs/timing/RULE/SCENARIO/... (ns3_run's: logs/timing/ns3/...), which
-# `emusim plan` estimates from and `python -m emusim.costs collect` keeps (emusim.costs).
+# The Snakefile only includes; each stage is a file in workflow/rules/, each study's own rules a
+# file in workflow/rules/studies/, and every decision a function of emusim.pipeline. Every rule
+# that costs CPU keeps its jobs' cost in a benchmark file, {PREFIX}logs/timing/RULE/SCENARIO/...
+# (ns3_run's: logs/timing/ns3/...), which `emusim plan` estimates from and
+# `python -m emusim.costs collect` keeps (emusim.costs).
 import os
 import sys
-from pathlib import Path
 
 from snakemake.utils import min_version
 
@@ -43,47 +43,9 @@ include: "workflow/rules/testbed.smk"
 include: "workflow/rules/ns3.smk"
 include: "workflow/rules/mininet.smk"
 include: "workflow/rules/analysis.smk"
-
-
-# Each study of the registry (emusim.studies) brings its rules file, included as a Snakemake
-# module: its names stay in its own namespace, its rules are named STUDY_RULE, and it sees the
-# workflow through STUDY_API (study_api.smk). The figure rule and the paper, included after
-# them, loop over what they registered.
-from emusim import studies
-from snakemake.exceptions import WorkflowError
-
-for _rules in sorted(
-    Path(workflow.basedir, "workflow", "rules", "studies").glob("*.smk")
-):
-    if _rules.stem not in studies.registry():
-        raise WorkflowError(
-            f"{_rules}: no study package src/emusim/studies/{_rules.stem}/ "
-            f"(known: {', '.join(studies.registry())}; docs/adding-a-study.md)"
-        )
-for _study in studies.registry():
-    _rules = Path(workflow.basedir, "workflow", "rules", "studies", f"{_study}.smk")
-    if not _rules.is_file():
-        raise WorkflowError(
-            f"study {_study!r} (src/emusim/studies/{_study}/) has no rules file {_rules}"
-        )
-
-    module:
-        name: _study
-        snakefile:
-            str(_rules)
-        config:
-            dict(config, study_api=STUDY_API)
-
-    # `use rule * from STUDY as STUDY_*`, which names its module literally: what that
-    # statement compiles to, with the name from the loop.
-    workflow.userule(
-        rules=["*"],
-        from_module=_study,
-        exclude_rules=[],
-        name_modifier=f"{_study}_*",
-    )(lambda: None)
-
-
+# Each study's rules file, a Snakemake module; the figure rule and the paper, included after
+# them, read what they registered.
+include: "workflow/rules/studies.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/paper.smk"
 include: "workflow/rules/cluster.smk"
@@ -92,4 +54,4 @@ include: "workflow/rules/cluster.smk"
 rule all:
     default_target: True
     input:
-        all_targets(),
+        pipeline.targets.all_targets(SETUP),

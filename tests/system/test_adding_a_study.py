@@ -60,6 +60,7 @@ def test_guide_has_the_four_files():
         "src/emusim/studies/slow_link/__init__.py",
         "src/emusim/studies/slow_link/figures.py",
         "src/emusim/studies/slow_link/numbers.py",
+        "src/emusim/studies/slow_link/rules.py",
         "workflow/rules/studies/slow_link.smk",
         "paper/sections/slow_link.tex",
     }

@@ -208,7 +208,7 @@ def test_the_wrapper_writes_a_valid_run(tmp_path):
 
 
 def _ns3_meta(s: sc.Scenario, point: sc.Point, profile: str, cmd: list[str]) -> dict:
-    """The identity the workflow gives runjson for an ns-3 run (workflow/rules/ns3_inputs.smk)."""
+    """The identity the workflow gives runjson for an ns-3 run (backends/ns3/run_identity.py)."""
     return {
         "scenario": s.name,
         "backend": "ns3",

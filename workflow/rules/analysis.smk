@@ -22,11 +22,7 @@ rule compare:
     input:
         stats=f"{RESULTS}/stats/{{scenario}}.csv",
         # The emulation's self-check flags its rows (emusim.backends.mininet.selfcheck).
-        batches=lambda wc: (
-            mininet_batch_paths(wc.scenario)
-            if wc.scenario in mininet_scenarios()
-            else []
-        ),
+        batches=lambda wc: pipeline.mininet.batches_if_run(SETUP, wc.scenario),
     output:
         f"{RESULTS}/compare/{{scenario}}.csv",
     log:
@@ -36,14 +32,17 @@ rule compare:
     conda:
         "../envs/emusim.yaml"
     params:
-        metrics=lambda wc: compare_metrics(wc.scenario),
+        metrics=lambda wc: pipeline.analysis.compare_metrics(SETUP, wc.scenario),
     script:
         "../scripts/compare.py"
 
 
 rule summary:
     input:
-        expand(f"{RESULTS}/compare/{{scenario}}.csv", scenario=compared_scenarios()),
+        expand(
+            f"{RESULTS}/compare/{{scenario}}.csv",
+            scenario=pipeline.analysis.compared_scenarios(SETUP),
+        ),
     output:
         f"{RESULTS}/compare/summary.csv",
     log:
@@ -61,11 +60,7 @@ rule compare_backends:
         stats=f"{RESULTS}/stats/{{scenario}}.csv",
         runs=backend_tables,
         # The emulation's self-check flags its rows (emusim.backends.mininet.selfcheck).
-        batches=lambda wc: (
-            mininet_batch_paths(wc.scenario)
-            if wc.scenario in mininet_scenarios()
-            else []
-        ),
+        batches=lambda wc: pipeline.mininet.batches_if_run(SETUP, wc.scenario),
     output:
         f"{RESULTS}/compare/{{scenario}}-ns3-vs-mininet.csv",
     log:
@@ -76,11 +71,8 @@ rule compare_backends:
         "../envs/emusim.yaml"
     params:
         scenario=lambda wc: SCENARIOS[wc.scenario],
-        metrics=lambda wc: backend_compare_metrics(wc.scenario),
+        metrics=lambda wc: pipeline.analysis.backend_compare_metrics(SETUP, wc.scenario),
         # cells a backend skips: a TCP variant it has no implementation of
-        skipped=lambda wc: {
-            "ns3": variant_skips(wc.scenario, "ns3"),
-            "mininet": mininet_skipped_points(wc.scenario),
-        },
+        skipped=lambda wc: pipeline.analysis.skipped_cells(SETUP, wc.scenario),
     script:
         "../scripts/compare_backends.py"

@@ -22,13 +22,13 @@ localrules:
     mininet_batch,
 
 
-if mininet_real_time():
+if pipeline.mininet.real_time(SETUP):
 
     localrules:
         mininet_shard,
 
 
-if HARDWARE_SOURCE == "testbed":
+if pipeline.hardware.testbed_ran(SETUP):
 
     localrules:
         testbed_preflight,

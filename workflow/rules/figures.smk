@@ -4,7 +4,8 @@
 
 
 def _figure_inputs(wildcards):
-    return FIGURE_SPECS[wildcards.stem]["inputs"]()
+    """A figure's named input files (its study's add_figure)."""
+    return pipeline.studies.figure_inputs(SETUP, wildcards.stem)
 
 
 rule figure:
@@ -24,15 +25,15 @@ rule figure:
     benchmark:
         f"{PREFIX}logs/timing/figure/{{stem}}.tsv"
     wildcard_constraints:
-        stem="|".join(FIGURE_SPECS) or "no-figure",
+        stem=pipeline.studies.figure_stem_pattern(SETUP),
     conda:
         "../envs/emusim.yaml"
     params:
         # the study that draws it (None: the generic figure), what to draw, and with what
-        study=lambda wc: FIGURE_SPECS[wc.stem]["study"],
-        kind=lambda wc: FIGURE_SPECS[wc.stem]["kind"],
-        spec=lambda wc: FIGURE_SPECS[wc.stem]["params"],
-        caption=lambda wc: FIGURE_SPECS[wc.stem]["caption"],
+        study=lambda wc: pipeline.studies.figure_spec(SETUP, wc.stem, "study"),
+        kind=lambda wc: pipeline.studies.figure_spec(SETUP, wc.stem, "kind"),
+        spec=lambda wc: pipeline.studies.figure_spec(SETUP, wc.stem, "params"),
+        caption=lambda wc: pipeline.studies.figure_spec(SETUP, wc.stem, "caption"),
     script:
         "../scripts/figure.py"
 

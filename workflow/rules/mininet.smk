@@ -19,7 +19,7 @@ rule dropper_module:
         "../envs/emusim.yaml"
     # Built against Debian's linux-headers-amd64 (tools/setup vm), for the kernel the VM boots.
     params:
-        release=lambda wc: vm_kernel_release(),
+        release=lambda wc: pipeline.mininet.vm_kernel_release(),
     shell:
         "make -C kernel-dropper module KRELEASE={params.release} > {log:q} 2>&1"
 
@@ -63,9 +63,9 @@ rule mininet_shard:
         runtime=mininet_shard_runtime_min,
     params:
         args=mininet_batch_args,
-        place=config.get("mininet", {}).get("place", "auto"),
+        place=pipeline.mininet.place(SETUP),
         # RESULTS, from the output: RESULTS/mininet/SCENARIO/PROFILE/shards/I-of-N.json
-        results=lambda wc, output: str(Path(output[0]).parents[4]),
+        results=lambda wc, output: pipeline.mininet.results_dir_of_shard(output),
         scale=SCALE,
     shell:
         "python -m emusim.backends.mininet batch --scenario {input.scenario:q} --scale {params.scale}"
@@ -91,7 +91,7 @@ rule mininet_batch:
 
 rule mininet_collect:
     input:
-        batches=lambda wc: mininet_batch_paths(wc.scenario),
+        batches=lambda wc: pipeline.mininet.batch_paths(SETUP, wc.scenario),
     output:
         f"{RESULTS}/mininet/{{scenario}}.csv",
     log:
@@ -108,7 +108,7 @@ rule mininet_collect:
 
 rule mininet_selfcheck:
     input:
-        [p for n in mininet_scenarios() for p in mininet_batch_paths(n)],
+        pipeline.mininet.all_batch_paths(SETUP),
     output:
         csv=f"{RESULTS}/mininet/selfcheck.csv",
         tables=multiext(f"{TABLES}/mininet_selfcheck", ".csv", ".tex", ".html"),
@@ -132,58 +132,18 @@ rule mininet_selfcheck:
 # The emulation's traced runs (docs/mininet.md, "Tracing the emulated TCP"): repetition 1 of
 # each traced point (config `traces`), run again in a batch of its own with the sender's TCP
 # traced by the guest kernel's tracepoints and kprobes, into the CSV of ns-3's trace; one VM
-# per scenario and profile, so a rule each (their outputs are known only per scenario).
-from types import SimpleNamespace
-
-
-def _mininet_trace_inputs(name):
-    return mininet_batch_inputs(SimpleNamespace(scenario=name))
-
-
-def _mininet_trace_args(name, input):
-    """The batch's options: its traced points only, repetition 1, the clock and delay of the
-    scenario's own batch."""
-    args = [f"--trace {p.id}" for p in mininet_trace_points(name)]
-    args += ["--trace-only", "--repetitions 1", "--point-stride 1"]
-    shift = config.get("mininet", {}).get("icount_shift", 0)
-    args.append(f"--icount-shift {'off' if shift is None else shift}")
-    if "delay" in input.keys():
-        args.append(f"--delay-json {input.delay}")
-    return " ".join(args)
-
-
-for _name, _profile in mininet_trace_batches():
-    _rule = f"mininet_trace_{_name}_{_profile}".replace("-", "_").replace(".", "_")
-
-    rule:
-        name:
-            _rule
-        input:
-            unpack(lambda wc, name=_name: _mininet_trace_inputs(name)),
-        output:
-            mininet_trace_files(_name, _profile),
-        log:
-            f"{PREFIX}logs/traces/mininet/{_name}/{_profile}.log",
-        benchmark:
-            f"{PREFIX}logs/timing/{_rule}.tsv"
-        conda:
-            "../envs/emusim.yaml"
-        params:
-            args=lambda wc, input, name=_name: _mininet_trace_args(name, input),
-            place=config.get("mininet", {}).get("place", "auto"),
-            profile=_profile,
-            # RESULTS/traces, from the output: RESULTS/traces/mininet/SCENARIO/PROFILE/batch.json
-            results=lambda wc, output: str(Path(output[-1]).parents[3]),
-            scale=SCALE,
-        shell:
-            "python -m emusim.backends.mininet batch --scenario {input.scenario:q}"
-            " --scale {params.scale} --profile {params.profile} {params.args}"
-            " --results-dir {params.results:q} --place {params.place} 2> {log:q}"
+# per scenario and profile, so a rule each (their outputs are known only per scenario): the
+# rule of mininet_trace.smk, included once per batch.
+pipeline.mininet.include_trace_batches(
+    workflow,
+    SETUP,
+    str(Path(workflow.basedir, "workflow", "rules", "mininet_trace.smk")),
+)
 
 
 rule mininet_trace_summary:
     input:
-        lambda wc: mininet_trace_paths(),
+        lambda wc: pipeline.mininet.trace_paths(SETUP),
     output:
         f"{RESULTS}/traces/mininet/summary.csv",
     log:

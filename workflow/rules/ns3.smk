@@ -23,7 +23,7 @@ rule ns3_build:
 
 rule ns3_run:
     input:
-        lambda wc: ns3_program(wc.scenario),
+        lambda wc: pipeline.ns3.program(SETUP, wc.scenario),
         _ns3_delay_input,
         scenario="scenarios/{scenario}.yaml",
         profiles="config/tcp_profiles.yaml",
@@ -36,8 +36,8 @@ rule ns3_run:
     conda:
         "../envs/emusim.yaml"
     resources:
-        # a cluster job's time limit: hours for a paper-scale multi-flow run (ns3_inputs.smk)
-        runtime=lambda wc: ns3_runtime_min(wc.scenario),
+        # a cluster job's time limit: hours for a paper-scale multi-flow run (emusim.pipeline.ns3)
+        runtime=lambda wc: pipeline.ns3.runtime_min(SETUP, wc.scenario),
     params:
         run=_ns3_run,
     shell:
@@ -65,7 +65,7 @@ rule ns3_restore:
 
 rule ns3_collect:
     input:
-        runs=lambda wc: ns3_run_paths(wc.scenario),
+        runs=lambda wc: pipeline.ns3.run_paths(SETUP, wc.scenario),
     output:
         f"{RESULTS}/ns3/{{scenario}}.csv",
     log:
@@ -77,14 +77,14 @@ rule ns3_collect:
     params:
         scenario=lambda wc: SCENARIOS[wc.scenario],
         # points of a TCP variant ns-3 lacks: not run, said in the log
-        skipped=lambda wc: variant_skips(wc.scenario, "ns3"),
+        skipped=lambda wc: pipeline.setup.variant_skips(SETUP, wc.scenario, "ns3"),
     script:
         "../scripts/collect_runs.py"
 
 
 rule ns3_trace:
     input:
-        lambda wc: ns3_program(wc.scenario),
+        lambda wc: pipeline.ns3.program(SETUP, wc.scenario),
         _ns3_delay_input,
         scenario="scenarios/{scenario}.yaml",
         profiles="config/tcp_profiles.yaml",
@@ -99,7 +99,7 @@ rule ns3_trace:
         "../envs/emusim.yaml"
     params:
         run=_ns3_run,
-        tmp=lambda wc, output: output.trace[: -len(".gz")] + ".tmp",
+        tmp=lambda wc, output: pipeline.ns3.trace_tmp(output.trace),
     shell:
         "{params.run[cmd]:q} --traceFile={params.tmp:q} --output={output.run:q} 2> {log:q}"
         " && gzip -c {params.tmp:q} > {output.trace:q} && rm -f {params.tmp:q}"
@@ -107,7 +107,7 @@ rule ns3_trace:
 
 rule trace_summary:
     input:
-        lambda wc: trace_paths(),
+        lambda wc: pipeline.ns3.trace_paths(SETUP),
     output:
         f"{RESULTS}/traces/summary.csv",
     log:

@@ -24,27 +24,16 @@ rule paper_numbers:
         scale=lambda wc: SCALE,
         backends=BACKENDS,
         scenarios=sc.scenario_names(),
-        profiles=paper_profiles(),
+        profiles=pipeline.paper.profiles(),
         # the emulation's design at this scale: repetitions, what it leaves out and why
-        emulation_design=mininet_design(),
-        repeat_deterministic=config.get("mininet", {}).get("repeat_deterministic", True),
+        emulation_design=pipeline.mininet.design(SETUP),
+        repeat_deterministic=pipeline.mininet.repeat_deterministic(SETUP, True),
         # each study's own parameters (its rules file's paper_params), in the paper's order
-        studies=lambda wc: paper_studies(),
-        switches=paper_switches(),
-        available=lambda wc: {
-            "figure": paper_figure_stems(),
-            "table": paper_table_stems(),
-        },
+        studies=lambda wc: pipeline.paper.study_params(SETUP),
+        switches=pipeline.paper.switches(SETUP),
+        available=lambda wc: pipeline.paper.available(SETUP),
         # scenarios no study presents: the appendix's entries (generic figure and table)
-        unclaimed=lambda wc: [
-            {
-                "name": name,
-                "description": SCENARIOS[name].settings.get("description", ""),
-                "figure": stem,
-                "axis": (SCENARIOS[name].axes or ["point"])[0],
-            }
-            for stem, name in SCENARIO_FIGURES.items()
-        ],
+        unclaimed=lambda wc: pipeline.paper.unclaimed(SETUP),
         figures_dir=FIGURES,
         tables_dir=TABLES,
     script:
@@ -54,8 +43,8 @@ rule paper_numbers:
 rule paper_tables:
     input:
         # the testbed's own when one ran (its preflight's facts), else the report's
-        hosts=testbed_table("hosts"),
-        interfaces=testbed_table("interfaces"),
+        hosts=pipeline.hardware.testbed_table(SETUP, "hosts"),
+        interfaces=pipeline.hardware.testbed_table(SETUP, "interfaces"),
         profiles="config/tcp_profiles.yaml",
     output:
         hosts=f"{PAPER_GENERATED}/testbed_hosts.tex",
@@ -74,11 +63,11 @@ rule paper_tables:
 rule paper:
     input:
         tex="paper/paper.tex",
-        sections=sorted(glob("paper/sections/**/*.tex", recursive=True)),
+        sections=pipeline.paper.paper_sources(),
         generated=rules.paper_numbers.output,
         testbed=rules.paper_tables.output,
-        figures=lambda wc: [f"{FIGURES}/{s}.pdf" for s in paper_figure_stems()],
-        tables=lambda wc: [f"{TABLES}/{s}.tex" for s in paper_table_stems()],
+        figures=lambda wc: pipeline.paper.figure_files(SETUP),
+        tables=lambda wc: pipeline.paper.table_files(SETUP),
     output:
         report(PAPER_PDF, caption="../report/paper.rst", category="Paper"),
     log:
@@ -88,7 +77,7 @@ rule paper:
     conda:
         "../envs/emusim.yaml"
     params:
-        outdir=lambda wc, output: str(Path(output[0]).parent),
+        outdir=lambda wc, output: pipeline.paper.output_dir(output),
         # The scale's generated files first, then the shared sources (\input{sections/...}).
         texinputs=[PAPER_GENERATED, "paper"],
     script:

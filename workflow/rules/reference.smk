@@ -2,7 +2,7 @@
 
 
 # With a testbed attached, rule testbed_collect (testbed.smk) makes this table instead.
-if HARDWARE_SOURCE == "reference":
+if pipeline.hardware.reference_ran(SETUP):
 
     rule hardware_reference:
         input:
@@ -34,6 +34,6 @@ rule delay_fit:
     conda:
         "../envs/emusim.yaml"
     params:
-        method=config.get("delay", {}).get("method", "two-point"),
+        method=pipeline.setup.delay_method(SETUP),
     script:
         "../scripts/delay_fit.py"

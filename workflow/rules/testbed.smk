@@ -4,7 +4,7 @@
 
 
 # Only with a testbed: otherwise rule hardware_reference (reference.smk) makes the tables.
-if HARDWARE_SOURCE == "testbed":
+if pipeline.hardware.testbed_ran(SETUP):
 
     rule testbed_preflight:
         input:
@@ -18,7 +18,7 @@ if HARDWARE_SOURCE == "testbed":
         conda:
             "../envs/emusim.yaml"
         params:
-            dropper="" if testbed_needs_dropper() else "--no-dropper",
+            dropper=pipeline.hardware.testbed_dropper_option(SETUP),
         shell:
             "python -m emusim.backends.testbed preflight --inventory {input.inventory:q}"
             " --out {output:q} {params.dropper} 2> {log:q}"
@@ -27,7 +27,7 @@ if HARDWARE_SOURCE == "testbed":
         input:
             f"{TESTBED_DIR}/preflight.json",
         output:
-            [f"{TESTBED_DIR}/{name}.csv" for name in TESTBED_TABLES],
+            pipeline.hardware.testbed_table_paths(SETUP),
         log:
             f"{PREFIX}logs/hardware/testbed/tables.log",
         benchmark:
@@ -35,7 +35,7 @@ if HARDWARE_SOURCE == "testbed":
         conda:
             "../envs/emusim.yaml"
         params:
-            outdir=lambda wc, output: str(Path(output[0]).parent),
+            outdir=lambda wc, output: pipeline.paper.output_dir(output),
         shell:
             "python -m emusim.backends.testbed tables --preflight {input:q}"
             " --out-dir {params.outdir:q} 2> {log:q}"
@@ -58,7 +58,7 @@ if HARDWARE_SOURCE == "testbed":
             testbed=1,
         params:
             # RESULTS, from the output: RESULTS/hardware/SCENARIO/PROFILE/batch.json
-            results=lambda wc, output: str(Path(output[0]).parents[3]),
+            results=lambda wc, output: pipeline.hardware.results_dir_of_batch(output),
             scale=SCALE,
         shell:
             "python -m emusim.backends.testbed batch --inventory {input.inventory:q}"

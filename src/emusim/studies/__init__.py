@@ -33,7 +33,7 @@ from emusim import plugins
 
 
 class WorkflowApi(SimpleNamespace):
-    """What a study's rules file sees of the workflow (STUDY_API, workflow/rules/study_api.smk).
+    """What a study's rules file sees of the workflow (emusim.pipeline.studies.api).
 
     It reaches the study's Snakemake module in the module's config, which Snakemake also pickles
     into each of the study's `script:` jobs. There it is of no use (its functions live in the
@@ -113,3 +113,12 @@ def get(name: str) -> Study:
 def claimed_by(scenario) -> list[str]:
     """The studies that present a scenario (empty: the generic figure presents it)."""
     return [s.name for s in registry().values() if s.claims(scenario)]
+
+
+def scenarios_claimed(study: Study, loaded: Mapping, scale: str) -> dict:
+    """Every scenario file the study presents, run at this scale or not (its paper parameters
+    name them all): name -> the workflow's loaded scenario, or the file loaded at `scale`."""
+    from emusim import scenario as sc
+
+    every = {name: loaded.get(name) or sc.load(name, scale) for name in sc.scenario_names()}
+    return {name: s for name, s in every.items() if study.claims(s)}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from emusim import runjson, workloads
+from emusim import fitted_delay, runjson, workloads
 from emusim.backends import MININET
 from emusim.backends.mininet import scheduling
 from emusim.backends.mininet.host import aqm_missing, capabilities
@@ -104,12 +104,12 @@ def log(msg: str) -> None:
 def one_way_delay_us(scenario, delay_json: Path | None) -> float:
     """The scenario's one-way delay (Scenario.one_way_delay_us), the fitted one read from
     `delay_json` (emusim.delay's file) for ``delay: measured``."""
-    if scenario.settings["topology"]["delay"] != "measured":
+    if not fitted_delay.is_measured(scenario):
         return scenario.one_way_delay_us(None)
     if delay_json is None:
         raise BatchError("the scenario's delay is 'measured': give --delay-json (the fitted file)")
     try:
-        measured = float(json.loads(Path(delay_json).read_text())["one_way_delay_us"])
+        measured = fitted_delay.read_us(delay_json)
     except (OSError, KeyError, ValueError) as err:
         raise BatchError(f"cannot read one_way_delay_us from {delay_json}: {err}") from None
     return scenario.one_way_delay_us(measured)

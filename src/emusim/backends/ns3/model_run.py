@@ -17,10 +17,11 @@ import json
 import sys
 from pathlib import Path
 
-from emusim import profiles, runjson, workloads
+from emusim import fitted_delay, profiles, runjson, workloads
 from emusim import scenario as sc
 from emusim.backends import NS3_MODEL
 from emusim.backends.ns3 import command as ns3
+from emusim.backends.ns3 import run_identity
 
 
 def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
@@ -28,30 +29,16 @@ def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
     s = sc.load(args.scenario, args.scale)
     point = s.point(args.point)
     profile = profiles.get(args.profile)
-    measured = None
-    if args.delay_json:
-        measured = json.loads(Path(args.delay_json).read_text())["one_way_delay_us"]
+    measured = fitted_delay.read_us(args.delay_json) if args.delay_json else None
     delay_us = s.one_way_delay_us(measured, "give --delay-json")
     fit = json.loads(Path(args.fit).read_text())
     cmd = ns3.command(args.program, s, point, profile, args.rep, delay_us)
     cmd += workloads.of(point.settings).ns3_model_args(fit, point.settings)
     ns3.check_arguments(ns3.program_name(s), cmd[1:])
-    meta = {
-        "scenario": s.name,
-        "backend": NS3_MODEL.name,
-        "profile": profile.name,
-        "point": point.id,
-        "params": point.values,
-        "repetition": args.rep,
-        "seed": ns3.rng_seed(s.name, point.id),
-        "provenance": {
-            "scale": args.scale,
-            "one_way_delay_us": delay_us,
-            "command": cmd,
-            "dropper_impl": "ns3::DropperQueueDisc",
-            "processing_model": {"fit": str(args.fit), "fitted_to": fit["backend"]},
-        },
-    }
+    meta = run_identity.run_meta(
+        NS3_MODEL.name, s, point, profile, args.rep, args.scale, delay_us, cmd,
+        processing_model={"fit": str(args.fit), "fitted_to": fit["backend"]},
+    )  # fmt: skip
     return cmd, meta
 
 
