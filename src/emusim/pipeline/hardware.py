@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from emusim.backends.reference import runs as hw
+from emusim.backends.testbed import execute as testbed_execute
 from emusim.linux import dropper as linux_dropper
 from emusim.pipeline.setup import Setup
 
@@ -29,9 +30,13 @@ def reference_ran(setup: Setup) -> bool:
 
 
 def hardware_runs(setup: Setup, name: str) -> bool:
-    """Whether the hardware backend has the scenario: a testbed runs every scenario, the
-    2001 measurements only the report's."""
-    return testbed_ran(setup) or hw.has_reference(setup.reference_scenarios[name])
+    """Whether the hardware backend has the scenario: a testbed every scenario of the report's
+    three-host line (emusim.backends.testbed.execute.check_mappable), the 2001 measurements
+    only the report's."""
+    scenario = setup.reference_scenarios[name]
+    if testbed_ran(setup):
+        return testbed_execute.mappable(scenario)
+    return hw.has_reference(scenario)
 
 
 def testbed_needs_dropper(setup: Setup) -> bool:

@@ -238,3 +238,17 @@ def test_the_paper_sources_are_its_sections(monkeypatch, tmp_path):
         "paper/sections/b.tex",
         "paper/sections/sub/c.tex",
     ]
+
+
+def test_a_testbed_has_the_scenarios_of_the_three_host_line_only(make_setup):
+    from emusim.paths import CONFIG_DIR
+
+    s = make_setup(
+        scenarios=["random-drop", "lossy-link", "ecn-marking"],
+        hardware={"source": "testbed", "inventory": str(CONFIG_DIR / "testbed.example.yaml")},
+    )
+    assert hardware.testbed_ran(s)
+    assert hardware.hardware_runs(s, "random-drop")
+    # a second router, a marking queue: nothing the testbed's three hosts can give
+    assert not hardware.hardware_runs(s, "lossy-link")
+    assert not hardware.hardware_runs(s, "ecn-marking")

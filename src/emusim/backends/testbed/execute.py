@@ -82,6 +82,15 @@ def check_mappable(scenario) -> None:
             )
 
 
+def mappable(scenario) -> bool:
+    """Whether the testbed can run the scenario (check_mappable refuses it otherwise)."""
+    try:
+        check_mappable(scenario)
+    except BatchError:
+        return False
+    return True
+
+
 def make_plan(
     scenario, results_dir: Path, repetitions: int | None = None, point_stride: int = 1
 ) -> dict:
