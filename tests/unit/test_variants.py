@@ -72,7 +72,7 @@ def test_linux_code_variants_name_what_the_modules_register():
 
 
 def test_every_ns3_type_is_a_class_of_the_wheel_or_of_sim_ns3():
-    # ns-3's own classes, and those written here (README.md, "Add a TCP variant", (c))
+    # ns-3's own classes, and those written here (docs/variants.md, "Adding a variant", (d))
     include = ns3build.ns3_prefix() / "include" / "ns3"
     ours = ns3build.NS3_SOURCE_DIR / "model"
     headers = "\n".join(p.read_text() for d in (include, ours) for p in d.glob("tcp-*.h"))
