@@ -8,7 +8,7 @@
 # The Snakefile only wires; each stage is a file in workflow/rules/, each study's own rules a
 # file in workflow/rules/studies/. Every rule that costs CPU keeps its jobs' cost in a benchmark
 # file, {PREFIX}logs/timing/RULE/SCENARIO/... (ns3_run's: logs/timing/ns3/...), which
-# `emusim plan` estimates from and `python -m emusim.costs collect` keeps (emusim.costs).
+# `emusim plan` estimates from and `python -m emusim.planning.costs collect` keeps (emusim.planning.costs).
 import os
 import sys
 from pathlib import Path
@@ -16,7 +16,7 @@ from pathlib import Path
 from snakemake.utils import min_version
 
 min_version("9.0")
-# emusim reads scenarios, configuration and reference data of this checkout (src/emusim/paths.py).
+# emusim reads scenarios, configuration and reference data of this checkout (src/emusim/core/paths.py).
 os.environ.update({"EMUSIM_ROOT": workflow.basedir})
 # Shell commands run `python` of the environment that runs Snakemake (.venv), wherever it is.
 os.environ.update(

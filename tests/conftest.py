@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
 from emusim.backends.ns3 import build as ns3build
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 
 @pytest.fixture(scope="session")
@@ -34,7 +34,7 @@ def run_json(cmd: list[str]) -> dict:
 def mininet_ready():
     """Mininet importable from .venv, the blast tools built, Debian's kernel and its headers
     there for the VM (tools/setup mininet vm)."""
-    from emusim import vm
+    from emusim.infra import vm
 
     check = [sys.executable, "-c", "import mininet.node"]
     tools = [REPO_ROOT / "build" / "emu" / t for t in ("tcpblast", "udpblast")]

@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from emusim import vm
-from emusim.paths import BUILD_DIR
+from emusim.infra import vm
+from emusim.core.paths import BUILD_DIR
 
 HERE = Path(__file__).resolve().parent
 GUEST_TEST = HERE / "guest_test.py"

@@ -15,8 +15,8 @@ from fractions import Fraction
 import pytest
 from scipy.stats import binom
 
-from emusim import vm
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import vm
 
 KERNEL_DROPPER = REPO_ROOT / "kernel-dropper"
 

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 from workflow_copy import snakemake_quick
 
-from emusim import paper_numbers as pn
-from emusim import paperbuild
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.report import latex_build
+from emusim.report import paper_numbers as pn
 from emusim.studies.report_2001 import numbers as report_numbers
 
 PAPER_SOURCES = [
@@ -369,7 +369,7 @@ def stray_digits(text: str) -> list[tuple[int, str]]:
 def test_sources_type_no_result(source):
     assert stray_digits(source.read_text()) == [], (
         f"{source.relative_to(REPO_ROOT)}: digits outside the allow-list; use a macro of "
-        "numbers.tex (emusim.paper_numbers; paper/README.md)"
+        "numbers.tex (emusim.report.paper_numbers; paper/README.md)"
     )
 
 
@@ -416,7 +416,7 @@ def test_errors_are_read_from_the_log():
             "Overfull \\hbox (1.0pt too wide) in paragraph at lines 3--4",
         ]
     )
-    assert paperbuild.errors(log) == [
+    assert latex_build.errors(log) == [
         "./paper/sections/delay.tex:12: Undefined control sequence.",
         r"    l.12 ... \FittedDelayUS",
         "Reference `fig:x' on page 3 undefined on input line 5",
@@ -428,8 +428,8 @@ def test_a_latex_error_names_file_and_line(tmp_path, latex_ready):
     tex.write_text(
         "\\documentclass{article}\n\\begin{document}\nok\n\\NoSuchMacro\n\\end{document}\n"
     )
-    with pytest.raises(paperbuild.LatexError) as err:
-        paperbuild.build(tex, tmp_path / "build", [], tmp_path / "latexmk.log")
+    with pytest.raises(latex_build.LatexError) as err:
+        latex_build.build(tex, tmp_path / "build", [], tmp_path / "latexmk.log")
     assert re.search(r"broken\.tex:4: Undefined control sequence", str(err.value))
     assert not (tmp_path / "broken.pdf").exists()  # nothing among the sources
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from ns3_point import run_point
 
-from emusim import scenario, variants
+from emusim.inputs import scenario, variants
 
 pytestmark = [
     pytest.mark.ns3,

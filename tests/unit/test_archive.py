@@ -1,11 +1,11 @@
 """The run archive keeps a finished run with its cost and gives it back only to the command that
-made it (emusim.archive; docs/archive.md)."""
+made it (emusim.infra.archive; docs/archive.md)."""
 
 import json
 
 import pytest
 
-from emusim import archive, code_identity, runjson
+from emusim.infra import archive, code_identity, runjson
 
 COMMAND = ["build/ns3/multiflow", "--durationS=300", "--seed=7595477", "--run=1"]
 RELATIVE = "ns3/multiflow-dynamic-i/linux-6.1-wan/variant=fast/run1.json"
@@ -24,7 +24,7 @@ def _run(status="ok", revision="4306763", command=COMMAND):
             "git_revision": revision,
             "scale": "paper",
             "command": command,
-            # made by this checkout's code (emusim.code_identity)
+            # made by this checkout's code (emusim.infra.code_identity)
             "code_identity": code_identity.current("ns3")["digest"],
         },
     }
@@ -130,8 +130,8 @@ def test_a_broken_archive_file_is_named(tmp_path):
 def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
     import pandas as pd
 
-    from emusim import paper_numbers as pn
-    from emusim.collect import ARCHIVE_COLUMN
+    from emusim.analysis.collect import ARCHIVE_COLUMN
+    from emusim.report import paper_numbers as pn
 
     def rows(scenario, backend, rep, revision=None, echoes=1):
         return [
@@ -166,7 +166,7 @@ def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
 
 def test_add_refuses_a_run_made_by_other_code(tmp_path):
     """A run is kept only with the code that made it: one whose code identity is not this
-    checkout's (emusim.code_identity) is refused, naming both."""
+    checkout's (emusim.infra.code_identity) is refused, naming both."""
     run = _run()
     run["provenance"]["code_identity"] = "0123456789abcdef"
     made = _write(tmp_path / "results" / RELATIVE, run)

@@ -1,5 +1,5 @@
 """A kept run is restored only by the code that made it: the code's identity moves with what the
-code does, not with how it reads or where it lives (emusim.code_identity; docs/archive.md)."""
+code does, not with how it reads or where it lives (emusim.infra.code_identity; docs/archive.md)."""
 
 import json
 import shutil
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from emusim import code_identity as ci
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import code_identity as ci
 
 MODULE = '''"""A module."""
 import os
@@ -197,7 +197,7 @@ def test_a_one_line_change_to_a_model_or_the_executor_is_seen(tmp_path):
 
 def test_archive_status_lists_the_runs_a_model_change_makes_stale(tmp_path):
     """The acceptance of issue 54: a one-line change to an ns-3 model source makes the kept
-    ns-3 runs stale (not restored: emusim.archive.matches; listed by `archive status`), and
+    ns-3 runs stale (not restored: emusim.infra.archive.matches; listed by `archive status`), and
     leaves the emulated ones as they were."""
     root = _copy_of_checkout(tmp_path / "checkout")
     archive_dir = tmp_path / "archive"
@@ -216,7 +216,7 @@ def test_archive_status_lists_the_runs_a_model_change_makes_stale(tmp_path):
 
     def status():
         proc = subprocess.run(
-            [sys.executable, "-m", "emusim.archive", "status", "--archive", str(archive_dir)],
+            [sys.executable, "-m", "emusim.infra.archive", "status", "--archive", str(archive_dir)],
             env=env,
             capture_output=True,
             text=True,

@@ -13,8 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from emusim import reference as ref
-from emusim.constants import (
+from emusim.core.constants import (
     ETH_FRAME_REPORT_B,
     ETH_FRAME_WIRE_B,
     LINK_RATE_B_PER_US,
@@ -23,7 +22,13 @@ from emusim.constants import (
     UDP_DATAGRAM_SIZE_B,
     LINK_RATE_Bps,
 )
-from emusim.delay import delay_from_intercept_us, fit_report, least_squares_fit, two_point_fit
+from emusim.inputs import measurements_2001 as ref
+from emusim.inputs.delay import (
+    delay_from_intercept_us,
+    fit_report,
+    least_squares_fit,
+    two_point_fit,
+)
 
 TABLE_OF_FILE = {
     "hosts": {"1.1"},

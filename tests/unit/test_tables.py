@@ -1,9 +1,9 @@
-"""emusim.tables: the three formats carry the same values; builders lay out the statistics."""
+"""emusim.analysis.tables: the three formats carry the same values; builders lay out the statistics."""
 
 import pandas as pd
 import pytest
 
-from emusim import stats, tables
+from emusim.analysis import stats, tables
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ import textwrap
 import pandas as pd
 import pytest
 
-from emusim import profiles, tcptrace
+from emusim.analysis import tcp_events
+from emusim.inputs import tcp_profiles
 from emusim.studies.report_2001 import ablation
 
 # A regular dropper, N = 3. Segments 0..4 are sent; the dropper drops the 3rd packet
@@ -40,11 +41,11 @@ TRACE = textwrap.dedent(
 def trace(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(TRACE)
-    return tcptrace.read(path)
+    return tcp_events.read(path)
 
 
 def test_timeouts_and_their_causes(trace):
-    series = tcptrace.timeouts(trace)
+    series = tcp_events.timeouts(trace)
     assert len(series) == 1
     row = series.iloc[0]
     # At the timeout the head (segment 2) had been sent once: no dupacks enough for it.
@@ -54,7 +55,7 @@ def test_timeouts_and_their_causes(trace):
 
 
 def test_dropper_slots(trace):
-    slots = tcptrace.dropper_slots(trace, every_n=3)
+    slots = tcp_events.dropper_slots(trace, every_n=3)
     assert slots["slot"].tolist() == [1, 2, 3, 1, 2, 3, 1]
     assert slots["dropped"].tolist() == [False, False, True, False, False, True, False]
     assert slots["retransmission"].tolist() == [False] * 5 + [True, True]
@@ -62,11 +63,11 @@ def test_dropper_slots(trace):
 
 def test_dropper_slots_refuse_an_irregular_trace(trace):
     with pytest.raises(ValueError, match="not every 4"):
-        tcptrace.dropper_slots(trace, every_n=4)
+        tcp_events.dropper_slots(trace, every_n=4)
 
 
 def test_summary(trace):
-    s = tcptrace.summary(trace)
+    s = tcp_events.summary(trace)
     assert s["data_packets"] == 7 and s["retransmissions"] == 2 and s["dropper_drops"] == 2
     assert s["timeout_series"] == 1 and s["timeouts_too_few_dupacks"] == 1
     # Two pauses longer than 150 ms between transmissions: 4 us -> 200 ms, 200 ms -> 600 ms.
@@ -79,12 +80,12 @@ def test_bad_columns_are_named(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("t,e\n1,tx\n")
     with pytest.raises(ValueError, match=r"bad\.csv"):
-        tcptrace.read(path)
+        tcp_events.read(path)
 
 
 def test_ablation_steps_add_one_parameter_each():
-    steps = profiles.ablation()
-    target = profiles.get("linux-2.2")
+    steps = tcp_profiles.ablation()
+    target = tcp_profiles.get("linux-2.2")
     own = [p for p in target.parameters if p.profile == "linux-2.2"]
     stand_ins = [s for s in steps if s.parameter.endswith("(stand-in)")]
     assert len(steps) == len(own) + len(stand_ins) + 1
@@ -102,19 +103,19 @@ def test_ablation_steps_add_one_parameter_each():
         assert added <= set(param.ns3.items())
         seen.add(after.parameter)
     assert seen == {p.name for p in own}
-    assert profiles.get("ablation-03").name == "ablation-03"
+    assert tcp_profiles.get("ablation-03").name == "ablation-03"
 
 
 def test_ablation_order_must_name_every_parameter(tmp_path):
-    text = (profiles.PROFILES_PATH).read_text().replace("    - window scaling\n", "")
+    text = (tcp_profiles.PROFILES_PATH).read_text().replace("    - window scaling\n", "")
     path = tmp_path / "profiles.yaml"
     path.write_text(text)
     with pytest.raises(ValueError, match=r"ablation.order.*missing \['window scaling'\]"):
-        profiles.ablation(path)
+        tcp_profiles.ablation(path)
 
 
 def test_step_comparison_against_hand_values():
-    steps = profiles.ablation()[:2]
+    steps = tcp_profiles.ablation()[:2]
 
     def runs(backend, profile, elapsed):
         return pd.DataFrame(
@@ -180,14 +181,14 @@ STALL_TRACE = textwrap.dedent(
 def test_ack_stalls_are_pauses_no_drop_explains(tmp_path):
     path = tmp_path / "stall.csv"
     path.write_text(STALL_TRACE)
-    stalls = tcptrace.ack_stalls(tcptrace.read(path))
+    stalls = tcp_events.ack_stalls(tcp_events.read(path))
     # only the pause after the ACK at 1 ms: 3.5 ms with segments 4 and 5 out, none dropped
     assert stalls["t_s"].tolist() == pytest.approx([0.001])
     assert stalls["gap_s"].tolist() == pytest.approx([0.0035])
     assert stalls["outstanding"].tolist() == [2]
     # a threshold above 3.5 ms finds none; one under 1.5 ms finds the 1.5-ms pause too
-    assert tcptrace.ack_stalls(tcptrace.read(path), gap_s=0.004).empty
-    assert len(tcptrace.ack_stalls(tcptrace.read(path), gap_s=0.0012)) == 2
+    assert tcp_events.ack_stalls(tcp_events.read(path), gap_s=0.004).empty
+    assert len(tcp_events.ack_stalls(tcp_events.read(path), gap_s=0.0012)) == 2
 
 
 # Window cuts by hand (cwnd in bytes of 1448): a recovery found at 4 segments leaves 2; the
@@ -218,7 +219,7 @@ CUTS = textwrap.dedent(
 def test_reductions_and_the_window_trap(tmp_path):
     path = tmp_path / "cuts.csv"
     path.write_text(CUTS)
-    cuts = tcptrace.reductions(tcptrace.read(path))
+    cuts = tcp_events.reductions(tcp_events.read(path))
     assert cuts["kind"].tolist() == [
         "recovery",
         "recovery",
@@ -227,7 +228,7 @@ def test_reductions_and_the_window_trap(tmp_path):
         "recovery",
     ]
     assert cuts["cwnd_segments"].tolist() == [4, 2, 1, 3, 2]
-    trap = tcptrace.window_trap(cuts, largest=4)
+    trap = tcp_events.window_trap(cuts, largest=4)
     assert trap["recoveries"] == 4 and trap["recoveries_at_floor"] == 2
     # after the recovery at 4 the next cut is the one at 2; after the one at 2 comes a timeout;
     # after the one at 3 a recovery at 2
@@ -247,4 +248,4 @@ def test_cubic_origin_replayed_from_the_cuts():
             "cwnd_segments": [8, 5, 3, 1, 3],
         }
     )
-    assert tcptrace.cubic_origin_above(cuts).tolist() == [True, True, False, False, True]
+    assert tcp_events.cubic_origin_above(cuts).tolist() == [True, True, False, False, True]

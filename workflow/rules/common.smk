@@ -12,16 +12,16 @@ from snakemake.utils import validate
 
 # Every file of the workflow shares this one namespace: the rules files use glob and Path in
 # their inputs, and the registries, run_path and linux_tcp, from these imports.
-from emusim import profiles as tcp_profiles
-from emusim import scenario as sc
+from emusim.inputs import tcp_profiles
+from emusim.inputs import scenario as sc
 from emusim import studies
-from emusim import variants as tcp_variants
+from emusim.inputs import variants as tcp_variants
 from emusim.backends.ns3 import command as ns3mod
 from emusim.backends.reference import runs as hw_runs
 from emusim.backends.testbed import inventory as testbed_inventory
 from emusim.linux import tcp as linux_tcp
-from emusim.paths import scale_prefix
-from emusim.runjson import run_path
+from emusim.core.paths import scale_prefix
+from emusim.infra.runjson import run_path
 
 validate(config, "../schemas/config.schema.yaml")
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from emusim import scenario as sc
-from emusim import variants as tcp_variants
-from emusim import vm
+from emusim.inputs import scenario as sc
+from emusim.inputs import variants as tcp_variants
+from emusim.infra import vm
 from emusim.linux import dropper as linux_dropper
 from emusim.linux import tcp as linux_tcp
 
@@ -198,7 +198,7 @@ def mininet_batch_inputs(wildcards):
 
 
 def vm_kernel_release():
-    """The release of the kernel the emulation's VM boots (emusim.vm.find_kernel)."""
+    """The release of the kernel the emulation's VM boots (emusim.infra.vm.find_kernel)."""
     try:
         return vm.find_kernel().release
     except vm.VMError as err:

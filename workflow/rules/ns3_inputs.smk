@@ -5,13 +5,13 @@ import os
 import sys
 from pathlib import Path
 
-from emusim import archive as run_archive
-from emusim import code_identity
+from emusim.infra import archive as run_archive
+from emusim.infra import code_identity
 from emusim import workloads
-from emusim import profiles as tcp_profiles
+from emusim.inputs import tcp_profiles
 from emusim.backends.ns3 import build as ns3build
 from emusim.backends.ns3 import command as ns3mod
-from emusim.runjson import run_path
+from emusim.infra.runjson import run_path
 
 # Every executable of the ns-3 build: one program per sim/ns3/programs/NAME.cc, and the test
 # runner (emusim.backends.ns3.build.PROGRAMS, the one list); a scenario runs the program that
@@ -122,7 +122,7 @@ def _ns3_run(wildcards):
             "one_way_delay_us": delay_us,
             "command": cmd,
             "dropper_impl": "ns3::DropperQueueDisc",
-            # the code that makes the run (emusim.code_identity), for the archive
+            # the code that makes the run (emusim.infra.code_identity), for the archive
             "code_identity": code_identity.current("ns3")["digest"],
         },
     }

@@ -2,7 +2,7 @@
 # study adds its own through its rules file (register_study in study_api.smk).
 from pathlib import Path
 
-from emusim import paper_numbers as pn
+from emusim.report import paper_numbers as pn
 
 PAPER_GENERATED = f"{PREFIX}paper/generated"
 # the paper's PDF, the last of `all`'s targets (all_targets, study_api.smk)
@@ -40,7 +40,7 @@ def paper_number_inputs(wildcards):
         for t in backend_tables_of(n)
         if Path(t).parent.name in pn.ARCHIVED_BACKENDS
     ]
-    # the run archive's last audit, where one was recorded (emusim.audit)
+    # the run archive's last audit, where one was recorded (emusim.infra.audit)
     if ARCHIVE is not None and Path(ARCHIVE, "audit.json").exists():
         inputs["audit"] = str(Path(ARCHIVE, "audit.json"))
     if trace_paths():

@@ -1,7 +1,7 @@
 """Rule hardware_reference: the 2001 measurements as the hardware backend's tidy table."""
 
-from emusim import script_log
 from emusim.backends.reference.runs import reference_runs
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import paper_numbers as pn
-from emusim import profiles, script_log, studies, variants
-from emusim.collect import ARCHIVE_COLUMN
+from emusim import studies
+from emusim.analysis.collect import ARCHIVE_COLUMN
+from emusim.core import script_log
+from emusim.inputs import tcp_profiles, variants
+from emusim.report import paper_numbers as pn
 
 log = script_log.setup(snakemake)  # noqa: F821
 inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
@@ -68,7 +70,7 @@ def study_inputs(study_params: dict) -> pn.PaperInputs:
 numbers = pn.merge(
     pn.constant_numbers(),
     pn.testbed_numbers(pd.read_csv(inp.hosts)),
-    pn.profile_numbers(profiles.registry(Path(inp.profiles))),
+    pn.profile_numbers(tcp_profiles.registry(Path(inp.profiles))),
     pn.sweep_numbers(stats, params.scenarios),
     pn.comparison_numbers(table("summary"), params.scenarios, params.profiles),
     pn.selfcheck_numbers(table("selfcheck")),

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log
+from emusim.analysis.compare import compare_backends, run_status
 from emusim.backends.mininet import selfcheck
-from emusim.compare import compare_backends, run_status
+from emusim.core import script_log
 from emusim.workloads import udp_flood
 
 log = script_log.setup(snakemake)  # noqa: F821

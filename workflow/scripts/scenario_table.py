@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log, tables, workloads
+from emusim import workloads
+from emusim.analysis import tables
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821

@@ -4,8 +4,8 @@ reads: `hardware` (what the others are measured against: the 2001 tables or a te
 
 Each backend's code is a package here (`reference`, `testbed`, `ns3`, `mininet`). No backend
 imports another (a contract `make test` checks: `lint-imports`, pyproject.toml): what
-they share lives in neutral modules (emusim.drop_decision, emusim.linux, emusim.runjson,
-emusim.teardown).
+they share lives in neutral modules (emusim.core.drop_decision, emusim.linux, emusim.infra.runjson,
+emusim.infra.teardown).
 
 What `emusim list backends` shows is data here too: each backend's description and where its
 results go, the hardware backend's two sources (config.yaml's `hardware.source`), and the

@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from emusim.drop_decision import cutoff_from_rate
+from emusim.core.drop_decision import cutoff_from_rate
 
 # --- dropper ----------------------------------------------------------------------------------
 

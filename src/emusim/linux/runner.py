@@ -14,7 +14,7 @@ from emusim.linux.hosts import Dropper, HostError, Hosts
 
 
 def plan_entry(point, repetition: int, path, **extra: Any) -> dict[str, Any]:
-    """A plan's entry for one run of a point (emusim.scenario.Point): what the hosts need to
+    """A plan's entry for one run of a point (emusim.inputs.scenario.Point): what the hosts need to
     run it and where its result goes; a backend adds what only it needs."""
     return {
         "point": point.id,

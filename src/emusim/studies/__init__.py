@@ -6,7 +6,7 @@ A study is a package here, ``emusim.studies.NAME``, found by name (no list to ed
   scenarios it presents (``claims``);
 - ``figures.py`` defines ``draw(kind, inputs, params, stem)``: one of its figures, from the
   inputs its rules file names (PDF and PNG at ``stem``);
-- ``numbers.py`` defines ``paper_numbers(inputs) -> {macro: LaTeX}`` (emusim.paper_numbers:
+- ``numbers.py`` defines ``paper_numbers(inputs) -> {macro: LaTeX}`` (emusim.report.paper_numbers:
   ``PaperInputs``), the numbers its section states.
 
 Beside the package: its rules file ``workflow/rules/studies/NAME.smk``, a Snakemake module of
@@ -29,7 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from emusim import plugins
+from emusim.core import plugins
 
 
 class WorkflowApi(SimpleNamespace):
@@ -58,7 +58,7 @@ class Study:
     order: int
     """Its place in the paper: sections are input in ascending order."""
     claims: Callable[[Any], bool]
-    """Whether it presents a scenario (an emusim.scenario.Scenario): a scenario no study claims
+    """Whether it presents a scenario (an emusim.inputs.scenario.Scenario): a scenario no study claims
     gets the generic figure and an appendix entry."""
 
     @property

@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from emusim import constants, plugins
+from emusim.core import constants, plugins
 
 LINE_PROGRAMS = {False: "testbed-2001", True: "lossy-link"}
 """The ns-3 programs that build a scenario's own line of hosts, by whether it has a router2
@@ -67,7 +67,7 @@ class Workload:
     """What its `run_linux` needs of the hosts beyond emusim.linux.hosts.Hosts (methods a
     transport may lack: the testbed's SSH hosts have no view of a router's qdisc yet)."""
     traced: ClassVar[bool] = False
-    """Its TCP connection can be traced segment by segment in both backends (emusim.tcptrace)."""
+    """Its TCP connection can be traced segment by segment in both backends (emusim.analysis.tcp_events)."""
     emulated: ClassVar[bool] = True
     """The emulation runs it (the multi-flow study runs in ns-3 only)."""
     per_point_table: ClassVar[bool] = True
@@ -138,9 +138,9 @@ class Workload:
         return []
 
     def scenario_table(self, stats, axes: list[str]):
-        """The scenario's per-point table of every backend (emusim.tables), from its
+        """The scenario's per-point table of every backend (emusim.analysis.tables), from its
         statistics."""
-        from emusim import tables
+        from emusim.analysis import tables
 
         return tables.elapsed_table(stats, x_cols=axes)
 

@@ -49,7 +49,7 @@ class Ping(Workload):
         ]
 
     def scenario_table(self, stats, axes: list[str]):
-        from emusim import tables
+        from emusim.analysis import tables
 
         return tables.rtt_table(stats, x_cols=axes)
 

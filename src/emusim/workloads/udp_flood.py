@@ -32,8 +32,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from emusim import constants
 from emusim.backends import NS3_MODEL
+from emusim.core import constants
 from emusim.linux.hosts import finish_json, start_server
 from emusim.workloads import Workload
 
@@ -48,7 +48,7 @@ TABLE_COLUMNS = {
     "packets/s": ("packets_per_s", "mean"),
     "loss": ("loss", "mean"),
 }
-"""The scenario table's columns per backend: each quantity's mean (emusim.tables)."""
+"""The scenario table's columns per backend: each quantity's mean (emusim.analysis.tables)."""
 
 MODEL_BACKEND = NS3_MODEL.name
 """The backend name of ns-3 runs with the processing model (``ns3`` is ns-3 without it)."""
@@ -294,7 +294,7 @@ class UdpFlood(Workload):
         return float(workload["duration_s"])
 
     def scenario_table(self, stats, axes: list[str]):
-        from emusim import tables
+        from emusim.analysis import tables
 
         return tables.side_by_side(stats, TABLE_COLUMNS, x_cols=axes)
 

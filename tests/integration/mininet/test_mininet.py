@@ -22,13 +22,13 @@ import pytest
 import yaml
 from scipy.stats import binom
 
-from emusim import scenario as sc
-from emusim import vm
 from emusim.backends.mininet.calibration import THROUGHPUT_TOLERANCE, delay_ok, line_rate_fraction
 from emusim.backends.mininet.host import PLAN_DIR, capabilities, cleanup, module_vermagic
 from emusim.backends.mininet.topology import ENV_MARK
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import vm
+from emusim.inputs import scenario as sc
 from emusim.linux.shaper import ingress_stage_limit, netem_delay_us, wire_time_us
-from emusim.paths import REPO_ROOT
 
 pytestmark = [
     pytest.mark.root,

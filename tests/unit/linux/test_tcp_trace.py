@@ -1,4 +1,4 @@
-"""Tracing the emulated TCP sender (emusim.linux.tcp_trace, tcp_trace_convert): the probes
+"""Tracing the emulated TCP sender (emusim.linux.tcp_tracefs, tcp_trace_convert): the probes
 from the guest kernel's offsets, and the conversion of a real tracefs capture into ns-3's CSV.
 
 The capture (tests/data/tcp_trace/lossy-reno-5pct.*) is the tracefs text of one traced run of
@@ -15,9 +15,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from emusim import tcptrace
-from emusim.linux import tcp_trace
-from emusim.linux import tcp_trace_convert as conv
+from emusim.analysis import tcp_events
+from emusim.linux import tcp_tracefs
+from emusim.linux import tracefs_convert as conv
 from emusim.linux.btf import Field
 
 DATA = Path(__file__).parents[2] / "data" / "tcp_trace"
@@ -45,7 +45,7 @@ def converted(capture):
 def frame(converted, tmp_path_factory):
     path = tmp_path_factory.mktemp("trace") / "run1.csv.gz"
     path.write_bytes(gzip.compress(converted.csv().encode()))
-    return tcptrace.read(path)
+    return tcp_events.read(path)
 
 
 def test_probes_from_the_guest_kernels_offsets(capture):
@@ -61,7 +61,7 @@ def test_probes_from_the_guest_kernels_offsets(capture):
         "pacing_rate": Field("sock.sk_pacing_rate", 3648, 0, 8),
     })  # fmt: skip
     group = meta["group"]
-    probes = tcp_trace.probe_definitions(fields, meta["drop_reasons"], group, PORT)
+    probes = tcp_tracefs.probe_definitions(fields, meta["drop_reasons"], group, PORT)
     pto = probes.kprobes.pop("pto")
     assert probes.kprobes == meta["kprobes"]
     assert probes.filters.pop(f"{group}/pto") == probes.filters[f"{group}/tx"]
@@ -89,9 +89,9 @@ def test_probes_from_the_guest_kernels_offsets(capture):
 
 def test_members_that_are_not_adjacent_are_read_apart():
     lo, hi = Field("a.x", 0, 0, 4), Field("a.y", 64, 0, 4)
-    assert tcp_trace._pair(lo, hi, "$arg1", "xy", "x", "y") == "x=+0($arg1):u32 y=+8($arg1):u32"
+    assert tcp_tracefs._pair(lo, hi, "$arg1", "xy", "x", "y") == "x=+0($arg1):u32 y=+8($arg1):u32"
     state = Field("a.s", 8 * 1280, 5, 1)
-    assert tcp_trace._fetch(state, "$arg1", "ca") == "ca=+1280($arg1):b5@0/8"
+    assert tcp_tracefs._fetch(state, "$arg1", "ca") == "ca=+1280($arg1):b5@0/8"
 
 
 def test_parse_reads_kprobe_and_tracepoint_lines():
@@ -189,11 +189,11 @@ def test_the_csv_is_ns3s(converted, frame):
 
 def test_tcptrace_reads_it_as_it_reads_ns3s(frame, capture):
     meta, _ = capture
-    s = tcptrace.summary(frame)
+    s = tcp_events.summary(frame)
     assert s["data_packets"] == 734 and s["retransmissions"] == 43
     assert s["fast_recoveries"] == 27 and s["dropper_drops"] == 43
     assert s["elapsed_s"] == pytest.approx(meta["metrics"]["elapsed_s"], abs=1e-3)
-    series = tcptrace.timeouts(frame)
+    series = tcp_events.timeouts(frame)
     # each of the 3 RTOs entered Loss from another state, its head's retransmission lost
     assert len(series) == s["timeout_series"] == 3
     assert set(series["cause"]) == {"retransmission lost"}
@@ -226,23 +226,23 @@ def test_retransmissions_of_a_multi_segment_skb_are_one_tx_each():
 
 
 def test_buffer_size_and_stats():
-    assert tcp_trace.buffer_kb(691) == tcp_trace.BUFFER_KB_MIN
-    assert tcp_trace.buffer_kb(100_000) == 100_000 * 8 * 200 // 1024
-    assert tcp_trace.buffer_kb(10**7) == tcp_trace.BUFFER_KB_MAX
-    stats = tcp_trace.parse_stats(
+    assert tcp_tracefs.buffer_kb(691) == tcp_tracefs.BUFFER_KB_MIN
+    assert tcp_tracefs.buffer_kb(100_000) == 100_000 * 8 * 200 // 1024
+    assert tcp_tracefs.buffer_kb(10**7) == tcp_tracefs.BUFFER_KB_MAX
+    stats = tcp_tracefs.parse_stats(
         "entries: 2442\noverrun: 0\ncommit overrun: 0\nbytes: 40\n"
         "oldest event ts:    42.196321\nnow ts:    42.604145\ndropped events: 3\n"
     )
     assert stats == {"entries": 2442, "overrun": 0, "commit_overrun": 0, "bytes": 40,
                      "dropped_events": 3}  # fmt: skip
-    assert tcp_trace.port_as_read(1026) == 516
+    assert tcp_tracefs.port_as_read(1026) == 516
 
 
 def test_kernel_hz(tmp_path):
     (tmp_path / "config-6.1.0-56-amd64").write_text("CONFIG_X=y\nCONFIG_HZ=250\n")
-    assert tcp_trace.kernel_hz("6.1.0-56-amd64", tmp_path) == 250
-    with pytest.raises(tcp_trace.TraceError, match="CONFIG_HZ"):
-        tcp_trace.kernel_hz("other", tmp_path)
+    assert tcp_tracefs.kernel_hz("6.1.0-56-amd64", tmp_path) == 250
+    with pytest.raises(tcp_tracefs.TraceError, match="CONFIG_HZ"):
+        tcp_tracefs.kernel_hz("other", tmp_path)
 
 
 def test_sack_blocks_from_the_tcp_options():
@@ -261,8 +261,8 @@ def test_a_killed_batchs_session_is_found_and_removed(tmp_path):
     (tmp_path / "kprobe_events").write_text(
         "p:emusim_ab12/tx __tcp_transmit_skb sk=$arg1:x64\np:kprobes/mine do_sys_open\n"
     )
-    assert tcp_trace.leftover_sessions(tmp_path) == ["ab12"]
-    removed = tcp_trace.remove_session("ab12", tmp_path)
+    assert tcp_tracefs.leftover_sessions(tmp_path) == ["ab12"]
+    removed = tcp_tracefs.remove_session("ab12", tmp_path)
     assert removed == ["kprobe emusim_ab12/tx", "tracefs instance emusim-ab12"]
     assert not (tmp_path / "instances" / "emusim-ab12").exists()
     # a removal is a line appended to kprobe_events (tracefs parses it; a file keeps it)
@@ -310,5 +310,5 @@ def test_an_expired_probe_timer_is_a_pto_row_with_srtt():
 
 def test_probe_hits_and_misses():
     text = "  tx        16776               3\n  other       5     0\n  ack    7784    0\n"
-    hits, misses = tcp_trace.parse_profile(text, {"tx", "ack"})
+    hits, misses = tcp_tracefs.parse_profile(text, {"tx", "ack"})
     assert hits == {"tx": 16776, "ack": 7784} and misses == {"tx": 3, "ack": 0}

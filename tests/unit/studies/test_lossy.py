@@ -4,8 +4,8 @@ per-variant table, the paper's numbers and the figures."""
 import pandas as pd
 import pytest
 
-from emusim import paper_numbers as pn
-from emusim.compare import compare_backends, run_status
+from emusim.analysis.compare import compare_backends, run_status
+from emusim.report import paper_numbers as pn
 from emusim.studies.lossy_link import figures as plots_lossy
 from emusim.studies.lossy_link import numbers as lossy_numbers
 from emusim.studies.lossy_link import variants_table as lossy

@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from emusim import paper_numbers as pn
-from emusim import profiles
-from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles
+from emusim.report import paper_numbers as pn
 from emusim.studies.router_forwarding import figures as plots_forwarding
 from emusim.studies.router_forwarding import fit as forwarding_fit
 from emusim.studies.router_forwarding import numbers as forwarding_paper
@@ -142,7 +142,7 @@ def test_ns3_command_runs_the_forwarding_program():
     s = sc.load("router-forwarding", "quick")
     point = s.point("payload_B=8192+path=routed")
     assert ns3.program_name(s) == "router-forwarding"
-    cmd = ns3.command("router-forwarding", s, point, profiles.get("linux-2.2"), 1, 71.89)
+    cmd = ns3.command("router-forwarding", s, point, tcp_profiles.get("linux-2.2"), 1, 71.89)
     for arg in ("--workload=flood", "--payload=8192", "--path=routed", "--durationS=1"):
         assert arg in cmd
     assert "--dropMode=off" in cmd and "--hostQueuePackets=100" in cmd

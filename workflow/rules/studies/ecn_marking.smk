@@ -2,7 +2,7 @@
 # ns-3 against Mininet. Its runs and the comparison of the two backends are the generic rules';
 # here: its figure and its numbers. A Snakemake module: it sees the workflow only through `api`
 # (workflow/rules/study_api.smk, STUDY_API), and config.
-from emusim import scenario as sc
+from emusim.inputs import scenario as sc
 from emusim.studies import ecn_marking as ecn_study
 
 api = config["study_api"]

@@ -4,8 +4,8 @@
 # A Snakemake module (the Snakefile includes every study as one, with its rules named
 # lossy_link_RULE): it sees the workflow only through `api`, the studies' plug-in API
 # (workflow/rules/study_api.smk, STUDY_API), and config.
-from emusim import scenario as sc
-from emusim import variants as tcp_variants
+from emusim.inputs import scenario as sc
+from emusim.inputs import variants as tcp_variants
 from emusim.studies import lossy_link as lossy_study
 from emusim.studies.lossy_link import variants_table as lossy_table
 

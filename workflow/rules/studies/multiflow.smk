@@ -5,7 +5,7 @@
 # A Snakemake module (the Snakefile includes every study as one, with its rules named
 # multiflow_RULE): it sees the workflow only through `api`, the studies' plug-in API
 # (workflow/rules/study_api.smk, STUDY_API), and config.
-from emusim import scenario as sc
+from emusim.inputs import scenario as sc
 from emusim.studies import multiflow as multiflow_study
 
 api = config["study_api"]

@@ -5,9 +5,9 @@
 # A Snakemake module (the Snakefile includes every study as one, with its rules named
 # report_2001_RULE): it sees the workflow only through `api`, the studies' plug-in API
 # (workflow/rules/study_api.smk, STUDY_API), and config.
-from emusim import profiles as tcp_profiles
+from emusim.inputs import tcp_profiles
 from emusim.backends.ns3 import command as ns3mod
-from emusim.runjson import run_path
+from emusim.infra.runjson import run_path
 
 api = config["study_api"]
 

@@ -49,10 +49,10 @@ from emusim.backends.mininet.plan import (
     variant_modules,
 )
 from emusim.backends.mininet.topology import LOSSY_EGRESS, Topology
+from emusim.infra.teardown import signals_ignored, signals_raise
 from emusim.linux import runner, tools
 from emusim.linux.shaper import netem_delay_arg
 from emusim.linux.tcp import tcp_setup
-from emusim.teardown import signals_ignored, signals_raise
 
 BACKEND = MININET.name
 

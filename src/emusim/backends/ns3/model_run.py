@@ -7,7 +7,7 @@
 The command is ns-3's without the model (`command.command`) plus the fitted model's arguments
 (the workload's `ns3_model_args`: emusim.workloads.udp_flood), built when the run runs: the
 fit is read then, not when Snakemake plans the run, so a fit redone in the same invocation is
-the one used. The run is written by emusim.runjson, as every ns-3 run is.
+the one used. The run is written by emusim.infra.runjson, as every ns-3 run is.
 """
 
 from __future__ import annotations
@@ -17,17 +17,19 @@ import json
 import sys
 from pathlib import Path
 
-from emusim import profiles, runjson, workloads
-from emusim import scenario as sc
+from emusim import workloads
 from emusim.backends import NS3_MODEL
 from emusim.backends.ns3 import command as ns3
+from emusim.infra import runjson
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles
 
 
 def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:
     """The run's ns-3 command and its identity for the run JSON."""
     s = sc.load(args.scenario, args.scale)
     point = s.point(args.point)
-    profile = profiles.get(args.profile)
+    profile = tcp_profiles.get(args.profile)
     measured = None
     if args.delay_json:
         measured = json.loads(Path(args.delay_json).read_text())["one_way_delay_us"]

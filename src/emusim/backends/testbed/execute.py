@@ -25,16 +25,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from emusim import runjson
 from emusim.backends import HARDWARE
 from emusim.backends.testbed import checks, preflight, ssh
 from emusim.backends.testbed.inventory import Inventory
+from emusim.infra import runjson
+from emusim.infra.runjson import assemble, git_revision, write_atomically
+from emusim.infra.teardown import signals_ignored, signals_raise
 from emusim.linux import runner
 from emusim.linux.dropper import dropper_active, module_writes
 from emusim.linux.hosts import HostError
 from emusim.linux.tcp import RECORDED_SYSCTLS
-from emusim.runjson import assemble, git_revision, write_atomically
-from emusim.teardown import signals_ignored, signals_raise
 
 BACKEND = HARDWARE.name
 PROFILE = HARDWARE.profile

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from emusim import paper_numbers as pn
+from emusim.report import paper_numbers as pn
 from emusim.studies.multiflow.phases import queue_target_pkts
 from emusim.workloads import multiflow as mf
 

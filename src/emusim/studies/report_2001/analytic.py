@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from emusim import constants
+from emusim.core import constants
 
 
 @dataclass(frozen=True)

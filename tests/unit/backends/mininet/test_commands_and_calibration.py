@@ -14,8 +14,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import profiles
-from emusim import scenario as sc
 from emusim.backends.mininet import batch, host
 from emusim.backends.mininet.calibration import (
     THROUGHPUT_TOLERANCE,
@@ -51,6 +49,9 @@ from emusim.backends.mininet.topology import (
     offloads_still_on,
 )
 from emusim.backends.mininet.writer import evaluate_selfcheck
+from emusim.core.paths import SPEC_DIR
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles
 from emusim.linux.dropper import (
     module_rate,
     module_writes,
@@ -81,7 +82,6 @@ from emusim.linux.tcp import (
     sysctl_command,
     tcp_setup,
 )
-from emusim.paths import SPEC_DIR
 
 # The report's testbed as the scenarios use it (scenarios/topologies/lin2001.yaml).
 LIN2001 = {
@@ -381,7 +381,7 @@ def test_module_writes():
 
 
 def test_every_linux_2_2_parameter_has_a_linux_mapping():
-    params = {p.name for p in profiles.get("linux-2.2").parameters}
+    params = {p.name for p in tcp_profiles.get("linux-2.2").parameters}
     mapped = set(LINUX_TCP["linux-2.2"])
     assert params - mapped == set(), "map each new profile parameter in LINUX_TCP"
     assert mapped - params == {"features 2.2 did not have"}
@@ -403,7 +403,7 @@ def test_linux_2_2_settings():
     # 65535 with tcp_adv_win_scale 1: half, 32767, in whole segments: 22 x 1448 = 31856
     assert s["net.ipv4.tcp_rmem"] == "4096 65535 65535"
     assert setup.socket == {"TCP_WINDOW_CLAMP": "31856"}
-    values = {p.name: p.value for p in profiles.get("linux-2.2").parameters}
+    values = {p.name: p.value for p in tcp_profiles.get("linux-2.2").parameters}
     assert values["receive buffer"].startswith("31856")
     assert values["send buffer"].startswith("65535")
     assert s["net.ipv4.tcp_wmem"].split()[1] == "65535"
@@ -515,7 +515,7 @@ def test_one_rate_per_link_is_the_old_arithmetic_to_the_bit():
 
 
 def test_path_delay_is_the_reports_for_two_links():
-    from emusim import delay
+    from emusim.inputs import delay
 
     rate = 100_000_000
     # the report's intercept 161.0556 µs gives 71.8878 µs (§3.2)
@@ -528,7 +528,7 @@ def test_path_delay_is_the_reports_for_two_links():
 
 
 def test_two_point_line_is_the_reports_fit():
-    from emusim import delay
+    from emusim.inputs import delay
 
     sizes = [56, 256, 256, 1408, 1408, 1472]
     rtts = [63.0, 128.0, 129.0, 500.0, 501.0, 520.0]
@@ -622,7 +622,7 @@ def test_plan_skips_runs_already_written(tmp_path):
 
 
 def test_deterministic_points_once_random_ones_every_repetition(tmp_path):
-    from emusim import scenario as sc
+    from emusim.inputs import scenario as sc
 
     rd = sc.load("random-drop", "quick")  # rate 0 draws nothing; 0.02, 0.06, 0.1 do
     plan = make_plan(rd, "linux-2.2", 71.89, "auto", tmp_path / "r", repeat_deterministic=False)

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from emusim.backends.testbed import checks, inventory, preflight, ssh
-from emusim.paths import CONFIG_DIR, REPO_ROOT
+from emusim.core.paths import CONFIG_DIR, REPO_ROOT
 from emusim.workloads import udp_blast
 
 EXAMPLE = CONFIG_DIR / "testbed.example.yaml"
@@ -371,12 +371,12 @@ def test_tables_have_data_references_columns_and_mark_the_route():
 
 
 def test_paper_tables_read_the_testbeds_tables():
-    from emusim import paper_tables
+    from emusim.report import setup_tables
 
     frames = preflight.tables(fake_preflight(), "preflight.json")
-    hosts = paper_tables.hosts_table(frames["hosts"])
+    hosts = setup_tables.hosts_table(frames["hosts"])
     assert list(hosts["CPU"]) == ["Xeon 2300 MHz"] * 3
-    route = paper_tables.route_interfaces_table(frames["interfaces"])
+    route = setup_tables.route_interfaces_table(frames["interfaces"])
     assert list(route["address"]) == [
         "192.168.1.2/24",
         "192.168.2.1/24",
@@ -443,8 +443,8 @@ def test_the_dropper_target_is_the_inventorys_receiver():
 
 
 def test_a_plan_skips_the_runs_already_written(tmp_path):
-    from emusim import scenario as sc
     from emusim.backends.testbed import execute
+    from emusim.inputs import scenario as sc
 
     s = sc.load("regular-drop", "quick")  # 4 points x 2 repetitions
     done = execute.run_path(tmp_path, s.name, s.points[1].id, 2)

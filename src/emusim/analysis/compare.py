@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from emusim.run_status import NOT_OK
+from emusim.core.run_status import NOT_OK
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ BACKEND_COMPARE_COLS = ("metric", "reference", "other", "rel_diff", "status", "s
 def run_status(runs: pd.DataFrame) -> dict[tuple[str, str], str]:
     """(profile, point) → ``ok``, or the worst status among the point's runs (``timeout``:
     its numbers are lower bounds; ``aborted``, ``other-algorithm``: left out of the statistics;
-    emusim.run_status)."""
+    emusim.core.run_status)."""
     out: dict[tuple[str, str], str] = {}
     if runs is None or runs.empty:
         return out
@@ -234,7 +234,7 @@ def compare_backends(
     ``statuses`` maps backend → (profile, point) → run status (`run_status`); ``selfcheck``
     maps a profile to the emulation's self-check verdict. ``stand_ins`` maps a point to the
     point whose ``reference`` runs stand for it (ns-3's own model of a Linux variant is compared
-    with the emulation's runs of that variant: emusim.variants.stand_in_points). ``status`` is
+    with the emulation's runs of that variant: emusim.inputs.variants.stand_in_points). ``status`` is
     ``ok``, or what makes the row's numbers missing or partial, per backend.
     """
     metrics = shared_metrics(stats, metrics, (reference, other))

@@ -8,7 +8,7 @@ scenarios, configuration and reference data).
 import os
 from pathlib import Path
 
-REPO_ROOT = Path(os.environ.get("EMUSIM_ROOT") or Path(__file__).resolve().parents[2])
+REPO_ROOT = Path(os.environ.get("EMUSIM_ROOT") or Path(__file__).resolve().parents[3])
 BUILD_DIR = REPO_ROOT / "build"
 SCENARIO_DIR = REPO_ROOT / "scenarios"
 CONFIG_DIR = REPO_ROOT / "config"

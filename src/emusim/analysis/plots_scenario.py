@@ -1,7 +1,7 @@
 """The figure of a scenario that no study draws (a scenario a user added): every metric that
 varies against the scenario's first sweep axis, a line per backend and profile (and per value
 of its other axes), mean ± population SD over the repetitions. Styles and save:
-emusim.plotting.
+emusim.analysis.plotting.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from emusim.plotting import (
+from emusim.analysis.plotting import (
     METRIC_LABELS,
     errorbar,
     figure_style,

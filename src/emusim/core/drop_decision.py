@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from emusim import constants
+from emusim.core import constants
 
 
 def cutoff_from_rate(rate: str) -> int:

@@ -55,7 +55,7 @@ traced connection (the server's port as the socket's destination port, a filter 
 kernel). Events go to a tracefs instance of their own (``instances/emusim-ID``: its own ring
 buffer, sized for the run, never the global one), in the ``mono`` trace clock
 (CLOCK_MONOTONIC, the blast tool's clock), read as text after the run; tracefs prints its
-timestamps in microseconds. `emusim.linux.tcp_trace_convert` turns that text into the CSV.
+timestamps in microseconds. `emusim.linux.tracefs_convert` turns that text into the CSV.
 """
 
 from __future__ import annotations

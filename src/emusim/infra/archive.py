@@ -1,10 +1,10 @@
 """The run archive: long runs kept in the repository, so a study resumes on any machine.
 
-    python -m emusim.archive add RESULTS/ns3/SCENARIO/PROFILE/POINT/runK.json ...
-    python -m emusim.archive list
-    python -m emusim.archive status
-    python -m emusim.archive audit --sample N
-    python -m emusim.archive restore ARCHIVED.json OUT.json
+    python -m emusim.infra.archive add RESULTS/ns3/SCENARIO/PROFILE/POINT/runK.json ...
+    python -m emusim.infra.archive list
+    python -m emusim.infra.archive status
+    python -m emusim.infra.archive audit --sample N
+    python -m emusim.infra.archive restore ARCHIVED.json OUT.json
 
 A paper-scale multi-flow run costs up to hours of CPU, a 1 GB emulated transfer half an hour
 (docs/multiflow.md, docs/variants.md): more than a session of work on a machine that may not
@@ -17,11 +17,11 @@ run is restored instead of made only while it is the run the workflow would make
   settings, clock and kernel: emusim.backends.mininet.plan.run_key);
 - made by the same code: the run's `provenance.code_identity` names a manifest the archive
   keeps (`identities/`), and the checkout's code is still that code (`code_state`,
-  emusim.code_identity: the C++, the guest's executor, the blast tools, the dropper module,
+  emusim.infra.code_identity: the C++, the guest's executor, the blast tools, the dropper module,
   the build's facts). A run whose code has changed is stale: not restored, and
   `status` says which and why.
 
-`audit` re-makes a sample of kept ns-3 runs and compares them byte for byte (emusim.audit).
+`audit` re-makes a sample of kept ns-3 runs and compares them byte for byte (emusim.infra.audit).
 Each archived run keeps the git revision it was made at, its code identity, its cost and, once
 restored, the archive file it came from (`provenance.archive`).
 """
@@ -36,9 +36,10 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from emusim import code_identity, run_status
-from emusim.paths import scale_prefix
-from emusim.runjson import RunSchemaError, run_path, validate_run, write_atomically
+from emusim.core import run_status
+from emusim.core.paths import scale_prefix
+from emusim.infra import code_identity
+from emusim.infra.runjson import RunSchemaError, run_path, validate_run, write_atomically
 
 ARCHIVE_DIR = Path("data/archive")
 """Where archived runs live, relative to the repository (config `archive`)."""
@@ -100,7 +101,7 @@ def matches(archived: str | Path, command: list[str], archive_dir: str | Path) -
 
 
 def code_state(run: dict, archive_dir: Path) -> tuple[bool, str]:
-    """Whether the code of this checkout is the code that made kept `run` (emusim.code_identity:
+    """Whether the code of this checkout is the code that made kept `run` (emusim.infra.code_identity:
     the manifest its `provenance.code_identity` names, compared with the code now), and if not
     why."""
     digest = run["provenance"].get("code_identity")
@@ -192,7 +193,7 @@ def add(run_file: Path, archive_dir: Path = ARCHIVE_DIR, repo: Path = Path("."))
 
 def _made_by_this_code(run: dict, where: str, archive_dir: Path) -> dict:
     """The manifest of the code that made `run`, which must be this checkout's: a run is kept
-    only with the code it was made by (emusim.code_identity). A traced or CPU-profiled run is
+    only with the code it was made by (emusim.infra.code_identity). A traced or CPU-profiled run is
     not kept: the tracer and the profiler are not part of the code identity."""
     prov = run["provenance"]
     made = prov.get("mininet") or {}
@@ -358,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
             for path, digest in certify(args.archive):
                 print(f"{path}: {digest}")
         elif args.verb == "audit":
-            from emusim import audit
+            from emusim.infra import audit
 
             return audit.main_audit(args)
         else:

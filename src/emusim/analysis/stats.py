@@ -15,10 +15,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from emusim import run_status
-from emusim.collect import ARCHIVE_COLUMN, ID_COLUMNS, RUN_COLUMNS
-from emusim.constants import ETH_FRAME_REPORT_B, ETH_FRAME_WIRE_B
-from emusim.reference import ideal_drops, report_throughput_Bps
+from emusim.analysis.collect import ARCHIVE_COLUMN, ID_COLUMNS, RUN_COLUMNS
+from emusim.core import run_status
+from emusim.core.constants import ETH_FRAME_REPORT_B, ETH_FRAME_WIRE_B
+from emusim.inputs.measurements_2001 import ideal_drops, report_throughput_Bps
 
 #: Columns of the tidy per-run table that identify a run and are never metrics.
 ID_COLS = (*ID_COLUMNS, *RUN_COLUMNS, ARCHIVE_COLUMN)

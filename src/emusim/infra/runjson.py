@@ -1,6 +1,6 @@
 """Run one backend command and write its run JSON (docs/results-schema.md), atomically.
 
-    python -m emusim.runjson --meta '{"scenario": ...}' --out RUN.json -- COMMAND ARGS...
+    python -m emusim.infra.runjson --meta '{"scenario": ...}' --out RUN.json -- COMMAND ARGS...
 
 The command prints (or writes with --output) {"status", "metrics", <backend>: {...}}; this adds
 the scenario, point, repetition and provenance from META and writes the result whole or not at
@@ -41,7 +41,7 @@ def run_schema() -> dict:
 def validate_run(doc: object, where: str) -> None:
     """Raise RunSchemaError if `doc` is not a valid run JSON; `where` names its file."""
     # imported here: the wrapper starts once per run, and most of its imports must stay light
-    from emusim import schema_errors
+    from emusim.core import schema_errors
 
     message = schema_errors.first_error(doc, run_schema())
     if message is not None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim.scenario import Scenario
+from emusim.inputs.scenario import Scenario
 
 ID_COLUMNS = ["scenario", "backend", "profile", "point"]
 RUN_COLUMNS = ["repetition", "seed", "status"]

@@ -1,17 +1,17 @@
 """The archive's audit: re-make kept ns-3 runs and compare them with the kept ones byte for byte.
 
-    python -m emusim.archive audit --sample N [--seed S] [--scale SCALE] [--record]
+    python -m emusim.infra.archive audit --sample N [--seed S] [--scale SCALE] [--record]
 
 A kept run is restored because the code that would make it now is the code that made it
-(emusim.code_identity). The audit checks that claim where it can be checked: it chooses N kept
+(emusim.infra.code_identity). The audit checks that claim where it can be checked: it chooses N kept
 ns-3 runs at random among those the checkout's code made (`fresh`), runs each one's recorded
-command again through emusim.runjson, as rule ns3_run does, and compares the two run JSONs
+command again through emusim.infra.runjson, as rule ns3_run does, and compares the two run JSONs
 less what says when and where a run was made (`MADE_WHERE`). An emulated run cannot be
 audited so: the guest kernel's random numbers cannot be seeded, so two emulated runs of one
 point differ by design (docs/mininet.md); the audit says so and leaves them out.
 
 `--record` writes the result to ARCHIVE/audit.json, which the paper states
-(emusim.paper_numbers).
+(emusim.report.paper_numbers).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from emusim import archive
-from emusim.paths import REPO_ROOT
-from emusim.runjson import git_revision, write_atomically
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import archive
+from emusim.infra.runjson import git_revision, write_atomically
 
 AUDITED_BACKENDS = ("ns3",)
 """Backends whose runs are deterministic (same command, same bytes): ns-3's (seed and run
@@ -77,7 +77,7 @@ def remake(kept: dict, out: Path, root: Path = REPO_ROOT) -> dict:
     program = root / prov["command"][0]
     if not program.exists():
         raise AuditError(f"{program}: not built (python -m emusim.backends.ns3.build)")
-    wrapper = [sys.executable, "-m", "emusim.runjson", "--meta", json.dumps(meta)]
+    wrapper = [sys.executable, "-m", "emusim.infra.runjson", "--meta", json.dumps(meta)]
     proc = subprocess.run(
         [*wrapper, "--out", str(out), "--", *prov["command"]],
         cwd=root,
@@ -142,7 +142,7 @@ def audit(
 
 
 def main_audit(args) -> int:
-    """`python -m emusim.archive audit`: print each run's verdict; 1 if any differs."""
+    """`python -m emusim.infra.archive audit`: print each run's verdict; 1 if any differs."""
     try:
         result = audit(args.archive, args.sample, args.seed, args.scale)
     except AuditError as err:

@@ -18,13 +18,14 @@ from typing import Any
 
 import yaml
 
-from emusim import schema_errors, workloads
-from emusim.paths import SCENARIO_DIR
+from emusim import workloads
+from emusim.core import schema_errors
+from emusim.core.paths import SCENARIO_DIR
 
 SCALES = ("paper", "quick")
 """`paper` is the report's design exactly; `quick` a documented reduction for tests and CI."""
 
-SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.yaml"
+SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "scenario.schema.yaml"
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ class Scenario:
 
     def one_way_delay_us(self, measured_us: float | None, hint: str = "") -> float:
         """The scenario's one-way delay (``topology.delay``): its number, or `measured_us`,
-        the delay fitted to the ping sweep (emusim.delay), for ``delay: measured``; `hint`
+        the delay fitted to the ping sweep (emusim.inputs.delay), for ``delay: measured``; `hint`
         says how to give the fitted delay."""
         delay = self.settings["topology"]["delay"]
         if delay != "measured":
@@ -260,7 +261,7 @@ def _decimal_range(spec: dict, path: Path, axis: str) -> list[str]:
 
 
 def _variant_names() -> list[str]:
-    from emusim import variants
+    from emusim.inputs import variants
 
     try:
         return list(variants.registry(variants.VARIANTS_PATH))

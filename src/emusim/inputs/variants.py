@@ -2,7 +2,7 @@
 
 A variant is a congestion-control algorithm with its implementation on each side: an ns-3
 TypeId with attribute defaults, and a Linux congestion-control name with the kernel module
-that provides it. A scenario sweeps variants with the ``variant`` axis (emusim.scenario).
+that provides it. A scenario sweeps variants with the ``variant`` axis (emusim.inputs.scenario).
 
 Composition with the TCP profiles (config/tcp_profiles.yaml): a variant replaces the profile's
 congestion control and nothing else. In ns-3 the profile's ``ns3::TcpL4Protocol::SocketType``
@@ -19,12 +19,12 @@ from pathlib import Path
 
 import yaml
 
-from emusim import schema_errors
 from emusim.backends import BACKENDS
-from emusim.paths import CONFIG_DIR
+from emusim.core import schema_errors
+from emusim.core.paths import CONFIG_DIR
 
 VARIANTS_PATH = CONFIG_DIR / "tcp_variants.yaml"
-SCHEMA_PATH = Path(__file__).parent / "schemas" / "variants.schema.yaml"
+SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "variants.schema.yaml"
 
 SOCKET_TYPE = "ns3::TcpL4Protocol::SocketType"
 """The ns-3 attribute that selects the congestion control of every new TCP socket."""
@@ -226,7 +226,7 @@ def not_implemented(variant: Variant, backend: str) -> str | None:
 
 
 def skipped_points(points, backend: str) -> dict[str, str]:
-    """Point id → why, for the points (emusim.scenario.Point) whose TCP variant `backend` has no
+    """Point id → why, for the points (emusim.inputs.scenario.Point) whose TCP variant `backend` has no
     implementation of: they are not run, and the logs and the comparison table say why."""
     out = {}
     for point in points:
@@ -240,7 +240,7 @@ def skipped_points(points, backend: str) -> dict[str, str]:
 def stand_in_points(points, path: Path = VARIANTS_PATH) -> dict[str, str]:
     """Point id → the id of the point whose Linux runs stand for it: for a point of a variant
     that models another (``models``), the same point with that variant, if the design has it.
-    ``points`` are a scenario's points (emusim.scenario.Point)."""
+    ``points`` are a scenario's points (emusim.inputs.scenario.Point)."""
 
     def key(values: dict) -> tuple:
         return tuple(sorted((k, str(v)) for k, v in values.items()))

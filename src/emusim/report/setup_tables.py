@@ -1,9 +1,9 @@
 """The paper's testbed tables, laid out from data/reference/ and config/tcp_profiles.yaml.
 
-The workflow's own tables (paper/tables/, emusim.tables) are the results; these three describe
+The workflow's own tables (paper/tables/, emusim.analysis.tables) are the results; these three describe
 the set-up the paper states: the hosts (Table 1.1), the interfaces on the experiment's route
 (Table 1.2) and the TCP profiles side by side without their long source notes (those are in
-paper/tables/tcp_profiles.*). Each is a DataFrame for `emusim.tables.to_latex`.
+paper/tables/tcp_profiles.*). Each is a DataFrame for `emusim.analysis.tables.to_latex`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from emusim.profiles import Profile
+from emusim.inputs.tcp_profiles import Profile
 
 #: Where the interfaces.csv notes mark an interface of the experiment's route (Figure 1.1).
 ROUTE_NOTE = "experiment route (Figure 1.1): "

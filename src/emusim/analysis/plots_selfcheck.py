@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from emusim.plotting import figure_style, save_figure
+from emusim.analysis.plotting import figure_style, save_figure
 
 
 def fig_selfcheck(checks: pd.DataFrame, stem: str | Path) -> list[Path]:

@@ -3,7 +3,7 @@
 A trace is CSV ``time_ns,event,segment,value`` (sim/ns3/model/tcp-event-trace.h): `tx` (value
 1 = retransmission), `drop` (value 0 = the dropper, 1 = a full queue), `ack` (value 1 =
 duplicate), `cwnd`, `ssthresh` (bytes), `rto` (s), `state` (0 open … 3 recovery, 4 loss).
-The emulation's traces of Linux's sender are in the same CSV (emusim.linux.tcp_trace_convert;
+The emulation's traces of Linux's sender are in the same CSV (emusim.linux.tracefs_convert;
 docs/mininet.md, "Tracing the emulated TCP") with four events more, `timeout`, `inflight`,
 `sack` and `pto`, which what follows does not read.
 

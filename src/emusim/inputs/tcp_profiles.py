@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from emusim.paths import CONFIG_DIR
+from emusim.core.paths import CONFIG_DIR
 
 PROFILES_PATH = CONFIG_DIR / "tcp_profiles.yaml"
 

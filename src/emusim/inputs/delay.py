@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from emusim.constants import (
+from emusim.core.constants import (
     LINK_RATE_B_PER_US,
     PING_HOPS_PER_RTT,
     PING_OVERHEAD_REPORT_B,

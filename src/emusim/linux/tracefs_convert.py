@@ -1,5 +1,5 @@
-"""From the text of a tracefs instance (`emusim.linux.tcp_trace`) to the CSV of ns-3's
-TcpEventTrace (sim/ns3/model/tcp-event-trace.h), so that `emusim.tcptrace` reads both.
+"""From the text of a tracefs instance (`emusim.linux.tcp_tracefs`) to the CSV of ns-3's
+TcpEventTrace (sim/ns3/model/tcp-event-trace.h), so that `emusim.analysis.tcp_events` reads both.
 
 Pure functions: `parse` reads the trace's lines, `convert` follows one connection through
 them and returns the rows ``time_ns,event,segment,value`` with what it counted.
@@ -25,7 +25,7 @@ The events, as ns-3's trace defines them, from what the kernel recorded:
   random loss; an overflow of that qdisc is not told apart), 1 when another qdisc did (a
   full queue).
 
-and three only this trace has (`emusim.tcptrace` ignores what it does not know):
+and three only this trace has (`emusim.analysis.tcp_events` ignores what it does not know):
 
 - ``timeout``: a retransmission timeout fired (``tcp_retransmit_timer`` with packets out);
   segment = the first unacknowledged segment (-1 for the SYN's), value = the timeout that

@@ -1,11 +1,11 @@
 """What the study's jobs cost: the measurements kept, and what a planned job is expected to cost.
 
-    python -m emusim.costs collect --scale quick   # its logs/timing -> data/costs/quick.csv
+    python -m emusim.planning.costs collect --scale quick   # its logs/timing -> data/costs/quick.csv
 
 Every rule that costs CPU has a `benchmark:` file (workflow/rules/*.smk), in which Snakemake
 writes the job's wall time, peak memory and CPU time:
 `{PREFIX}logs/timing/RULE/SCENARIO/.../NAME.tsv`, the rule's own folder (ns3_run's is `ns3`,
-whose layout the run archive reads: emusim.archive), then the job's scenario (or, for a job
+whose layout the run archive reads: emusim.infra.archive), then the job's scenario (or, for a job
 without one, what names it: a figure's stem), then whatever else tells its jobs apart. A
 job's path below the timing folder, without `.tsv`, is its `job` here
 (`ns3/random-drop/linux-2.2/drop_rate=0.02/run1`).
@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from emusim import paths
+from emusim.core import paths
 
 TIMING = "logs/timing"
-"""The benchmark files' folder below a scale's prefix (emusim.paths.scale_prefix)."""
+"""The benchmark files' folder below a scale's prefix (emusim.core.paths.scale_prefix)."""
 
 COSTS_DIR = Path("data/costs")
 """Where the kept tables live, relative to the repository: `SCALE.csv`."""
@@ -453,7 +453,7 @@ def summarize(jobs: Iterable[Job], book: CostBook, cores: int) -> tuple[list[Rul
 
 
 def main(argv: list[str] | None = None) -> int:
-    from emusim.scenario import SCALES
+    from emusim.inputs.scenario import SCALES
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="verb", required=True)
@@ -469,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = merge(kept, new)
         write_table(table, rows)
     except (OSError, CostError) as err:
-        print(f"emusim.costs: {err}", file=sys.stderr)
+        print(f"emusim.planning.costs: {err}", file=sys.stderr)
         return 1
     changed = len(set(rows) - set(kept))
     print(f"{table}: {len(rows)} jobs, {changed} new or measured again (from {timing})")

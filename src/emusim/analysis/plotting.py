@@ -25,8 +25,8 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from emusim.analysis.compare import axis_values
 from emusim.backends import BACKENDS
-from emusim.compare import axis_values
 
 #: Resolution of the PNGs (dots per inch).
 DPI = 200

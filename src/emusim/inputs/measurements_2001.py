@@ -10,8 +10,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from emusim.constants import ETH_FRAME_REPORT_B
-from emusim.paths import REFERENCE_DIR
+from emusim.core.constants import ETH_FRAME_REPORT_B
+from emusim.core.paths import REFERENCE_DIR
 
 """data/reference/ of the source tree (the package is installed editable, `pip install -e`)."""
 

@@ -24,11 +24,11 @@ guest time, which the result records (`VMResult.clock`). icount allows one vCPU 
 forbids multi-threaded TCG). ``icount_shift=None`` or ``EMUSIM_VM_ICOUNT_SHIFT=off`` turns
 it off (real time, as before); a KVM guest always keeps real time.
 
-    from emusim import vm
+    from emusim.infra import vm
     result = vm.run_in_vm(["uname", "-r"])
     result.returncode, result.output, result.kernel_release, result.kvm
 
-``python -m emusim.vm [--release R] [--timeout S] -- COMMAND...`` does the same from a shell.
+``python -m emusim.infra.vm [--release R] [--timeout S] -- COMMAND...`` does the same from a shell.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 BOOT_DIR = Path("/boot")
 MODULES_DIR = Path("/lib/modules")
@@ -532,7 +532,9 @@ def _clock_line(line: str) -> float | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: run a command in the VM, print its output, exit with its code."""
-    parser = argparse.ArgumentParser(prog="python -m emusim.vm", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m emusim.infra.vm", description=__doc__.split("\n")[0]
+    )
     parser.add_argument(
         "--release", help="kernel release to boot (default: the one tools/apt/vm.txt pins)"
     )
@@ -569,10 +571,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             icount_shift=parse_icount_shift(args.icount_shift),
         )
     except VMError as err:
-        print(f"emusim.vm: {err}", file=sys.stderr)
+        print(f"emusim.infra.vm: {err}", file=sys.stderr)
         return 125
     print(
-        f"emusim.vm: kernel {result.kernel_release}, clock {result.clock}"
+        f"emusim.infra.vm: kernel {result.kernel_release}, clock {result.clock}"
         f"{'' if result.icount_shift is None else f' (shift {result.icount_shift})'}, "
         f"exit {result.returncode}, {result.elapsed_s:.1f} s host, "
         f"{result.guest_elapsed_s} s guest, dilation {result.dilation}",

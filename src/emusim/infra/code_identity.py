@@ -1,16 +1,16 @@
 """Which code makes a backend's runs: its identity, so a kept run is restored only by that code.
 
-A run kept in the archive (emusim.archive) is restored instead of made only while the code that
+A run kept in the archive (emusim.infra.archive) is restored instead of made only while the code that
 would make it now is the code that made it, as Nix and Bazel key an output by the digests of
 everything that produced it. What "the code" is, per archived backend, is a `CodeSet`:
 
 - **ns-3**: the C++ of `sim/ns3` that the programs are built from (`model/`, `helper/`,
   `programs/`, `linux/`, `CMakeLists.txt`; not `test/`), the Python that turns the program's
-  output into the run JSON (`emusim.runjson` and what it imports), and the build's facts: the
+  output into the run JSON (`emusim.infra.runjson` and what it imports), and the build's facts: the
   ns-3 release and build the programs link, the C and C++ compilers, and the Linux modules'
   source the build extracts from Debian's `linux-source-6.1`.
 - **the emulation**: the guest's executor, the batch and its writer, and the VM's launcher
-  (`emusim.backends.mininet.{executor,batch,writer}`, `emusim.vm`, and everything of `emusim`
+  (`emusim.backends.mininet.{executor,batch,writer}`, `emusim.infra.vm`, and everything of `emusim`
   they import), the blast tools (`emu/blast`), the dropper module (`kernel-dropper`), and the
   Python and C compiler that run and build them. The settings a run is made with (scenario,
   point, profile, clock, kernel) are its run key (emusim.backends.mininet.plan.run_key).
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 PACKAGE = "emusim"
 PACKAGE_DIR = "src/emusim"
@@ -81,8 +81,8 @@ CODE_SETS = {
     "ns3": CodeSet(
         backend="ns3",
         # the program's output made into the run JSON (its command is the run's other key)
-        entries=("emusim.runjson:main",),
-        python_roots=("emusim.runjson",),
+        entries=("emusim.infra.runjson:main",),
+        python_roots=("emusim.infra.runjson",),
         sources=(
             "sim/ns3/CMakeLists.txt",
             "sim/ns3/model/*",
@@ -101,25 +101,25 @@ CODE_SETS = {
         entries=(
             "emusim.backends.mininet.executor:execute",
             "emusim.backends.mininet.writer:BatchWriter",
-            "emusim.vm:run_in_vm",
+            "emusim.infra.vm:run_in_vm",
         ),
         python_roots=(
             "emusim.backends.mininet.executor",
             "emusim.backends.mininet.writer",
-            "emusim.vm",
+            "emusim.infra.vm",
             "emusim.workloads.*",
         ),
         # the TCP tracer and the CPU profiler run only for a traced or CPU-profiled run, which
-        # the archive does not keep (emusim.archive.add)
+        # the archive does not keep (emusim.infra.archive.add)
         python_excluded=(
-            "emusim.linux.tcp_trace",
-            "emusim.linux.tcp_trace_convert",
+            "emusim.linux.tcp_tracefs",
+            "emusim.linux.tracefs_convert",
             "emusim.linux.btf",
             "emusim.linux.cpu_profile",
         ),
         keyed=(
             # which kernel the VM boots: the run key's kernel_release
-            "emusim.vm:find_kernel",
+            "emusim.infra.vm:find_kernel",
             # the profile's Linux settings, applied as tcp_setup gives them: the run key's
             # tcp_setup (the table also describes each setting, in words)
             "emusim.linux.tcp:LINUX_TCP",
@@ -137,7 +137,7 @@ CODE_SETS = {
         build="emulation",
     ),
 }
-"""Per archived backend, the code that makes its runs (emusim.archive.IDENTITY names the same
+"""Per archived backend, the code that makes its runs (emusim.infra.archive.IDENTITY names the same
 backends)."""
 
 
@@ -221,6 +221,54 @@ class IdentityError(RuntimeError):
 # --- normalising code to what it does ----------------------------------------------------------
 
 
+MOVED_MODULES = {
+    "emusim.core.paths": "emusim.paths",
+    "emusim.core.constants": "emusim.constants",
+    "emusim.core.schema_errors": "emusim.schema_errors",
+    "emusim.core.plugins": "emusim.plugins",
+    "emusim.core.run_status": "emusim.run_status",
+    "emusim.core.script_log": "emusim.script_log",
+    "emusim.core.drop_decision": "emusim.drop_decision",
+    "emusim.infra.runjson": "emusim.runjson",
+    "emusim.infra.archive": "emusim.archive",
+    "emusim.infra.audit": "emusim.audit",
+    "emusim.infra.code_identity": "emusim.code_identity",
+    "emusim.infra.vm": "emusim.vm",
+    "emusim.infra.teardown": "emusim.teardown",
+    "emusim.linux.tcp_tracefs": "emusim.linux.tcp_trace",
+    "emusim.linux.tracefs_convert": "emusim.linux.tcp_trace_convert",
+    "emusim.inputs.scenario": "emusim.scenario",
+    "emusim.inputs.variants": "emusim.variants",
+    "emusim.inputs.tcp_profiles": "emusim.profiles",
+    "emusim.inputs.delay": "emusim.delay",
+    "emusim.inputs.measurements_2001": "emusim.reference",
+    "emusim.analysis.collect": "emusim.collect",
+    "emusim.analysis.compare": "emusim.compare",
+    "emusim.analysis.stats": "emusim.stats",
+    "emusim.analysis.tables": "emusim.tables",
+    "emusim.analysis.plotting": "emusim.plotting",
+    "emusim.analysis.plots_scenario": "emusim.plots_scenario",
+    "emusim.analysis.plots_selfcheck": "emusim.plots_selfcheck",
+    "emusim.analysis.tcp_events": "emusim.tcptrace",
+    "emusim.planning.costs": "emusim.costs",
+    "emusim.planning.progress": "emusim.progress",
+    "emusim.report.paper_numbers": "emusim.paper_numbers",
+    "emusim.report.setup_tables": "emusim.paper_tables",
+    "emusim.report.latex_build": "emusim.paperbuild",
+}
+"""Modules moved in the package since runs were kept (the layers of issue 56), each with the name
+it had: an import inside a definition names the module it imports, and is digested with that
+former name, so that the move keeps every digest."""
+
+
+def _former(module: str) -> str:
+    """A module's name (or an attribute's, `MODULE.NAME`) as it was before `MOVED_MODULES`."""
+    for new, old in MOVED_MODULES.items():
+        if module == new or module.startswith(new + "."):
+            return old + module[len(new) :]
+    return module
+
+
 _LOG_FUNCTIONS = frozenset({"log"})
 """Functions that only write a message to the log (emusim.backends.mininet.plan.log and its
 kind): a call of one, as a statement, is not behaviour."""
@@ -258,6 +306,21 @@ class _Normalizer(ast.NodeTransformer):
                 setattr(node, name, [self.visit(v) if isinstance(v, ast.AST) else v for v in value])
             elif isinstance(value, ast.AST):
                 setattr(node, name, self.visit(value))
+        return node
+
+    def visit_Import(self, node: ast.Import) -> ast.Import:
+        for alias in node.names:
+            alias.name = _former(alias.name)
+        return node
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.ImportFrom:
+        # `from emusim.inputs import variants` was `from emusim import variants`
+        if node.level or not (node.module or "").startswith(PACKAGE):
+            return node
+        former = [_former(f"{node.module}.{alias.name}").rpartition(".") for alias in node.names]
+        node.module = former[0][0]
+        for alias, (_, _, name) in zip(node.names, former, strict=True):
+            alias.name = name
         return node
 
     def visit_Raise(self, node: ast.Raise) -> ast.Raise:
@@ -645,7 +708,7 @@ def current(backend: str) -> dict:
 def compare(kept: dict, now: dict) -> list[str]:
     """Why code `now` is not the code of manifest `kept` (empty: it is, and the kept runs are
     the runs it would make). A definition the entries now reach beside the kept ones does not
-    count (reaching it took a change to one of them, or a name alike: emusim.code_identity);
+    count (reaching it took a change to one of them, or a name alike: emusim.infra.code_identity);
     a statement run at import does."""
     why = []
     names = {**kept.get("names", {}).get("python", {}), **now.get("names", {}).get("python", {})}
@@ -675,7 +738,7 @@ def manifest_path(archive_dir: Path, digest: str) -> Path:
 
 def write_manifest(archive_dir: Path, m: dict) -> Path:
     """Keep manifest `m` in the archive (once per digest); return its path."""
-    from emusim.runjson import write_atomically
+    from emusim.infra.runjson import write_atomically
 
     path = manifest_path(archive_dir, m["digest"])
     if not path.exists():

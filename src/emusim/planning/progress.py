@@ -8,7 +8,7 @@ as it finishes (`finished`), and after each finished job asks for the line it pr
     12 of 547 jobs done; about 1.53 CPU-h (0.77 h on 2 cores) remain, and 30 jobs of unknown cost
 
 What remains is every job not finished, a running one in full, each at its expected cost
-(emusim.costs.CostBook.estimate). Snakemake says which job it is only when the job starts; to
+(emusim.planning.costs.CostBook.estimate). Snakemake says which job it is only when the job starts; to
 know every job's own estimate from the start, the run is given the list that `emusim plan
 --save FILE` wrote from the same dry run (`--logger-emusim-plan FILE`: what `make study` does).
 That list is used only while its jobs per rule are the run's (a list made for other targets or
@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from emusim import costs, paths
+from emusim.core import paths
+from emusim.planning import costs
 
 
 def _jobs(n: int) -> str:
@@ -32,7 +33,7 @@ class Progress:
     """What a running workflow has done and what remains, with its expected cost."""
 
     def __init__(self, book_for: Callable[[str], costs.CostBook], plan: dict | None = None) -> None:
-        """`book_for(scale)` gives the costs known for a scale (emusim.costs.load); `plan` is
+        """`book_for(scale)` gives the costs known for a scale (emusim.planning.costs.load); `plan` is
         the list `emusim plan --save` wrote (None: none)."""
         self._book_for = book_for
         self._cost_book: costs.CostBook | None = None
