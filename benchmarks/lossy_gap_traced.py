@@ -12,8 +12,8 @@ BUFFER_KB_MAX), so this takes a cut of the cell: the same scenario with N writes
 with ns-3's own receiver (TcpSocketBase, which delays its ACKs to every second segment as
 Linux's does, without Linux's quick ACKs) in place of TcpLinuxSocket's, and a fourth time with
 TcpLinuxSocket's receiver acknowledging every segment (PeerPushesEverySegment). Per run it prints
-what emusim.analysis.tcp_events derives: elapsed time, timeouts by cause, segments outstanding when a
-timeout series began, pauses longer than 150 ms and their total, ACKs per data packet and the
+what emusim.analysis.tcp_events derives: elapsed time, timeouts by cause, segments outstanding when
+a timeout series began, pauses longer than 150 ms and their total, ACKs per data packet and the
 mean window. Writes OUT/lossy_gap_traced.csv. Needs root and the VM (tools/setup mininet vm);
 about 25 minutes on 2 cores.
 """

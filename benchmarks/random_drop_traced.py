@@ -10,8 +10,8 @@ The traces come from the two backends at one drop rate (docs/variants.md, "rando
         --place vm --where drop_rate=0.044 --trace all --trace-only --repetitions 1
     build/ns3/testbed-2001 <a run JSON's provenance.command> --traceFile=N.csv --output=N.json
 
-Per trace it prints what emusim.analysis.tcp_events derives: elapsed time, timeouts by cause, the share
-of transmissions sent with a window of at most 3 segments, the recoveries and how many found
+Per trace it prints what emusim.analysis.tcp_events derives: elapsed time, timeouts by cause, the
+share of transmissions sent with a window of at most 3 segments, the recoveries and how many found
 the window at its floor (2 segments), also with the window read one ACK late as the
 emulation's trace reads it (for ns-3's traces: the number comparable with the emulation's),
 and for a recovery found at k segments the share whose next cut finds the floor again, split

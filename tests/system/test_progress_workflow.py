@@ -1,7 +1,7 @@
 """Know the cost before it starts, in a real run: Snakemake with the logger plugin `emusim` in a
 copy of the workflow (two jobs of the hardware backend: the ping sweep's table and the delay
-fit), the costs its benchmark files measured kept (`python -m emusim.planning.costs collect`), `emusim
-plan` estimating a rerun from them, and the rerun's progress line from that plan."""
+fit), the costs its benchmark files measured kept (`python -m emusim.planning.costs collect`),
+`emusim plan` estimating a rerun from them, and the rerun's progress line from that plan."""
 
 import csv
 import os

@@ -97,8 +97,8 @@ def test_plan_lists_what_snakemake_would_run_at_quick_scale(tmp_path):
     }
     assert int(rows["total"][1]) == expected["total"]
     assert re.match(rf"scale quick, all: {expected['total']} jobs to run; ", header)
-    # every job that costs something keeps its cost where emusim.planning.costs reads it: a benchmark
-    # file in its rule's timing folder
+    # every job that costs something keeps its cost where emusim.planning.costs reads it: a
+    # benchmark file in its rule's timing folder
     listed = json.loads(saved.read_text())
     assert listed["scale"] == "quick"
     for job in listed["jobs"]:

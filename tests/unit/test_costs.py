@@ -1,5 +1,5 @@
-"""What the study's jobs cost (emusim.planning.costs): Snakemake's benchmark files gathered into the kept
-table, the kept runs' costs, and a planned job's estimate, each against numbers worked out by
+"""What the study's jobs cost (emusim.planning.costs): Snakemake's benchmark files gathered into the
+kept table, the kept runs' costs, and a planned job's estimate, each against numbers worked out by
 hand from hand-written files."""
 
 import json

@@ -234,8 +234,8 @@ def compare_backends(
     ``statuses`` maps backend → (profile, point) → run status (`run_status`); ``selfcheck``
     maps a profile to the emulation's self-check verdict. ``stand_ins`` maps a point to the
     point whose ``reference`` runs stand for it (ns-3's own model of a Linux variant is compared
-    with the emulation's runs of that variant: emusim.inputs.variants.stand_in_points). ``status`` is
-    ``ok``, or what makes the row's numbers missing or partial, per backend.
+    with the emulation's runs of that variant: emusim.inputs.variants.stand_in_points). ``status``
+    is ``ok``, or what makes the row's numbers missing or partial, per backend.
     """
     metrics = shared_metrics(stats, metrics, (reference, other))
     means = stats[stats["metric"].isin(metrics)].set_index(

@@ -1,5 +1,6 @@
-"""What every figure of emusim shares: one colour per backend (the registry's, emusim.backends),
-a marker and line style per profile, the Matplotlib style, and a reproducible save.
+"""What every figure of emusim shares: one colour per backend (the registry's,
+emusim.core.backend_registry), a marker and line style per profile, the Matplotlib style, and a
+reproducible save.
 
 Figures are built on `matplotlib.figure.Figure` (no pyplot, no global backend state) and saved
 with fixed DPI and no creation date, so the same tables give the same bytes. A series is one
@@ -26,7 +27,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from emusim.analysis.compare import axis_values
-from emusim.backends import BACKENDS
+from emusim.core.backend_registry import BACKENDS
 
 #: Resolution of the PNGs (dots per inch).
 DPI = 200

@@ -3,9 +3,9 @@
 `write_table` writes one DataFrame three ways: ``{stem}.csv`` (full precision, for reuse),
 ``{stem}.tex`` (booktabs, for the paper) and ``{stem}.html`` (a small standalone page). Column
 labels may have two levels (a backend over its AVG, Var and throughput): LaTeX and HTML show
-them as a spanning header, the CSV joins them as ``top/sub``. The builders (`elapsed_table`,
-`drops_table`, `rtt_table`, `side_by_side`) lay the statistics out as the report does, one row
-per point and each backend's columns side by side.
+them as a spanning header, the CSV joins them as ``top/sub``. `side_by_side` lays the statistics
+out as the report does, one row per point and each backend's columns side by side: the columns
+of a scenario's table are its workload's (`table_columns`, emusim.workloads).
 """
 
 from __future__ import annotations
@@ -277,62 +277,3 @@ def side_by_side(
             out[(series_label(backend, profile), label)] = values.reindex(points).to_numpy()
     out.columns = pd.MultiIndex.from_tuples(out.columns)
     return out
-
-
-def elapsed_table(
-    stats: pd.DataFrame,
-    x_cols: Sequence[str] = ("drop_rate",),
-    throughput_metric: str = "throughput_report_Bps",
-    backends: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """Tables 3.1, 4.1, 4.3: per point, AVG, population SD and mean absolute deviation of the
-    elapsed time, and throughput. The report's "Var" is the SD in Table 4.1 and the MAD in
-    Tables 3.1, 3.2 and 4.3 (data/reference/README.md): both are given."""
-    return side_by_side(
-        stats,
-        {
-            "AVG (s)": ("elapsed_s", "mean"),
-            "SD (s)": ("elapsed_s", "sd_pop"),
-            "MAD (s)": ("elapsed_s", "mad"),
-            "Throughput (B/s)": (throughput_metric, "mean"),
-        },
-        x_cols,
-        backends,
-    )
-
-
-def drops_table(
-    stats: pd.DataFrame,
-    x_cols: Sequence[str] = ("drop_rate",),
-    backends: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """Table 4.2: per point, AVG and Var of packets dropped and DEV = (IDEAL − AVG) / IDEAL."""
-    return side_by_side(
-        stats,
-        {
-            "AVG": ("packets_dropped", "mean"),
-            "Var": ("packets_dropped", "sd_pop"),
-            "DEV": ("drop_deviation", "mean"),
-        },
-        x_cols,
-        backends,
-    )
-
-
-def rtt_table(
-    stats: pd.DataFrame,
-    x_cols: Sequence[str] = ("request_size_B",),
-    backends: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """Table 3.3: per ICMP request size, the mean RTT, its population SD, and its mean absolute
-    deviation (the report's "Variation")."""
-    return side_by_side(
-        stats,
-        {
-            "AVG (µs)": ("rtt_us", "mean"),
-            "SD (µs)": ("rtt_us", "sd_pop"),
-            "MAD (µs)": ("rtt_us", "mad"),
-        },
-        x_cols,
-        backends,
-    )

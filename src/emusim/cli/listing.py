@@ -152,9 +152,9 @@ def _list_variants(args: argparse.Namespace) -> int:
 
 
 def _list_backends(args: argparse.Namespace) -> int:
-    """A row per backend of the registry (emusim.backends): one per source of a backend that
-    has several, then the runs derived from it."""
-    from emusim.backends import BACKENDS
+    """A row per backend of the registry (emusim.core.backend_registry): one per source of a backend
+    that has several, then the runs derived from it."""
+    from emusim.core.backend_registry import BACKENDS
 
     config = _config()
     configured = config.get("backends") or []

@@ -163,7 +163,8 @@ def cmd_plan(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def save_plan(path: Path, scale: str, targets: list[str], jobs, book: costs.CostBook) -> None:
-    """The jobs with their estimates, for the workflow's progress line (emusim.planning.progress)."""
+    """The jobs with their estimates, for the workflow's progress line
+    (emusim.planning.progress)."""
     listed = []
     for job in jobs:
         est = book.estimate(job.rule, job.timing)

@@ -101,9 +101,9 @@ def matches(archived: str | Path, command: list[str], archive_dir: str | Path) -
 
 
 def code_state(run: dict, archive_dir: Path) -> tuple[bool, str]:
-    """Whether the code of this checkout is the code that made kept `run` (emusim.infra.code_identity:
-    the manifest its `provenance.code_identity` names, compared with the code now), and if not
-    why."""
+    """Whether the code of this checkout is the code that made kept `run`
+    (emusim.infra.code_identity: the manifest its `provenance.code_identity` names, compared with
+    the code now), and if not why."""
     digest = run["provenance"].get("code_identity")
     if digest is None:
         return False, "no provenance.code_identity: which code made it is not known"

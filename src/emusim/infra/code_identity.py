@@ -1,7 +1,7 @@
 """Which code makes a backend's runs: its identity, so a kept run is restored only by that code.
 
-A run kept in the archive (emusim.infra.archive) is restored instead of made only while the code that
-would make it now is the code that made it, as Nix and Bazel key an output by the digests of
+A run kept in the archive (emusim.infra.archive) is restored instead of made only while the code
+that would make it now is the code that made it, as Nix and Bazel key an output by the digests of
 everything that produced it. What "the code" is, per archived backend, is a `CodeSet`:
 
 - **ns-3**: the C++ of `sim/ns3` that the programs are built from (`model/`, `helper/`,
@@ -229,6 +229,7 @@ MOVED_MODULES = {
     "emusim.core.run_status": "emusim.run_status",
     "emusim.core.script_log": "emusim.script_log",
     "emusim.core.drop_decision": "emusim.drop_decision",
+    "emusim.core.backend_registry": "emusim.backends",
     "emusim.infra.runjson": "emusim.runjson",
     "emusim.infra.archive": "emusim.archive",
     "emusim.infra.audit": "emusim.audit",

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import yaml
 
-from emusim.backends import BACKENDS
 from emusim.core import schema_errors
+from emusim.core.backend_registry import BACKENDS
 from emusim.core.paths import CONFIG_DIR
 
 VARIANTS_PATH = CONFIG_DIR / "tcp_variants.yaml"
@@ -226,8 +226,8 @@ def not_implemented(variant: Variant, backend: str) -> str | None:
 
 
 def skipped_points(points, backend: str) -> dict[str, str]:
-    """Point id → why, for the points (emusim.inputs.scenario.Point) whose TCP variant `backend` has no
-    implementation of: they are not run, and the logs and the comparison table say why."""
+    """Point id → why, for the points (emusim.inputs.scenario.Point) whose TCP variant `backend` has
+    no implementation of: they are not run, and the logs and the comparison table say why."""
     out = {}
     for point in points:
         if point.variant is not None:

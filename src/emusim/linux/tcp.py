@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from emusim.inputs import tcp_profiles
-
 # --- TCP --------------------------------------------------------------------------------------
 
 
@@ -351,8 +349,9 @@ class ProfileError(ValueError):
 
 
 def check_profile(name: str) -> None:
-    """Refuse profiles that have no Linux meaning (ns3-default) or are unknown."""
-    if name in LINUX_TCP and (name in tcp_profiles.registry() or name == "linux-default"):
+    """Refuse profiles that have no Linux meaning (ns3-default) or are unknown. Each profile of
+    LINUX_TCP but linux-default is one of config/tcp_profiles.yaml (a unit test checks)."""
+    if name in LINUX_TCP:
         return
     reason = (
         "it models ns-3's TCP, not a Linux kernel's"

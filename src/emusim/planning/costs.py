@@ -1,6 +1,6 @@
 """What the study's jobs cost: the measurements kept, and what a planned job is expected to cost.
 
-    python -m emusim.planning.costs collect --scale quick   # its logs/timing -> data/costs/quick.csv
+    python -m emusim.planning.costs collect --scale quick   # logs/timing -> data/costs/quick.csv
 
 Every rule that costs CPU has a `benchmark:` file (workflow/rules/*.smk), in which Snakemake
 writes the job's wall time, peak memory and CPU time:

@@ -8,8 +8,8 @@ as it finishes (`finished`), and after each finished job asks for the line it pr
     12 of 547 jobs done; about 1.53 CPU-h (0.77 h on 2 cores) remain, and 30 jobs of unknown cost
 
 What remains is every job not finished, a running one in full, each at its expected cost
-(emusim.planning.costs.CostBook.estimate). Snakemake says which job it is only when the job starts; to
-know every job's own estimate from the start, the run is given the list that `emusim plan
+(emusim.planning.costs.CostBook.estimate). Snakemake says which job it is only when the job starts;
+to know every job's own estimate from the start, the run is given the list that `emusim plan
 --save FILE` wrote from the same dry run (`--logger-emusim-plan FILE`: what `make study` does).
 That list is used only while its jobs per rule are the run's (a list made for other targets or
 before other files changed is not); otherwise a job not yet started counts at its rule's
@@ -33,8 +33,8 @@ class Progress:
     """What a running workflow has done and what remains, with its expected cost."""
 
     def __init__(self, book_for: Callable[[str], costs.CostBook], plan: dict | None = None) -> None:
-        """`book_for(scale)` gives the costs known for a scale (emusim.planning.costs.load); `plan` is
-        the list `emusim plan --save` wrote (None: none)."""
+        """`book_for(scale)` gives the costs known for a scale (emusim.planning.costs.load); `plan`
+        is the list `emusim plan --save` wrote (None: none)."""
         self._book_for = book_for
         self._cost_book: costs.CostBook | None = None
         self.plan = {

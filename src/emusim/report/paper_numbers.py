@@ -28,10 +28,10 @@ import pandas as pd
 
 from emusim.analysis.collect import ARCHIVE_COLUMN, ID_COLUMNS
 from emusim.analysis.tables import tex_escape
-from emusim.backends import HARDWARE as HARDWARE_BACKEND
-from emusim.backends import MODELS
 from emusim.backends.mininet.calibration import DELAY_TOLERANCE_REL
 from emusim.core import constants as c
+from emusim.core.backend_registry import HARDWARE as HARDWARE_BACKEND
+from emusim.core.backend_registry import MODELS
 from emusim.infra.archive import IDENTITY
 from emusim.inputs.scenario import where_text
 from emusim.inputs.tcp_profiles import Profile

@@ -1,8 +1,8 @@
 """The paper's testbed tables, laid out from data/reference/ and config/tcp_profiles.yaml.
 
-The workflow's own tables (paper/tables/, emusim.analysis.tables) are the results; these three describe
-the set-up the paper states: the hosts (Table 1.1), the interfaces on the experiment's route
-(Table 1.2) and the TCP profiles side by side without their long source notes (those are in
+The workflow's own tables (paper/tables/, emusim.analysis.tables) are the results; these three
+describe the set-up the paper states: the hosts (Table 1.1), the interfaces on the experiment's
+route (Table 1.2) and the TCP profiles side by side without their long source notes (those are in
 paper/tables/tcp_profiles.*). Each is a DataFrame for `emusim.analysis.tables.to_latex`.
 """
 

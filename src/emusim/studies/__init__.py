@@ -58,8 +58,8 @@ class Study:
     order: int
     """Its place in the paper: sections are input in ascending order."""
     claims: Callable[[Any], bool]
-    """Whether it presents a scenario (an emusim.inputs.scenario.Scenario): a scenario no study claims
-    gets the generic figure and an appendix entry."""
+    """Whether it presents a scenario (an emusim.inputs.scenario.Scenario): a scenario no study
+    claims gets the generic figure and an appendix entry."""
 
     @property
     def section(self) -> str:

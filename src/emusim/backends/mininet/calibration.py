@@ -106,8 +106,8 @@ def whole_segment_window_b(cap_b: int, mss_b: int, wscale: int) -> int:
 
 def line_rate_fraction(writes: int, elapsed_s: float, rate_bps: float) -> float:
     """Throughput as a fraction of the most the link allows, in the report's accounting:
-    throughput_report_Bps = 1526 × writes / elapsed (emusim.analysis.stats) against its limit at line
-    rate, rate/8 × 1526/1538 (each write is one 1538-byte-time frame). Equal to the wire
+    throughput_report_Bps = 1526 × writes / elapsed (emusim.analysis.stats) against its limit at
+    line rate, rate/8 × 1526/1538 (each write is one 1538-byte-time frame). Equal to the wire
     throughput (1538 × writes / elapsed) over rate/8."""
     report_bps = constants.ETH_FRAME_REPORT_B * writes / elapsed_s
     limit = rate_bps / 8 * constants.ETH_FRAME_REPORT_B / constants.ETH_FRAME_WIRE_B

@@ -17,10 +17,10 @@ from decimal import Decimal
 from pathlib import Path
 
 from emusim import workloads
-from emusim.backends import MININET
 from emusim.backends.mininet import scheduling
 from emusim.backends.mininet.host import aqm_missing, capabilities
 from emusim.backends.mininet.topology import Topology, new_batch_id
+from emusim.core.backend_registry import MININET
 from emusim.infra import runjson
 from emusim.linux import runner
 from emusim.linux.dropper import DROPPER_IMPLS, dropper_active

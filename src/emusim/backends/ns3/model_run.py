@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from emusim import workloads
-from emusim.backends import NS3_MODEL
 from emusim.backends.ns3 import command as ns3
+from emusim.core.backend_registry import NS3_MODEL
 from emusim.infra import runjson
 from emusim.inputs import scenario as sc
 from emusim.inputs import tcp_profiles

@@ -1,8 +1,8 @@
 """The hardware backend's results when no testbed is attached: the 2001 measurements.
 
 Each scenario's points are matched to the rows of data/reference/ by their sweep values, and
-turned into the tidy per-run table every backend produces (docs/results-schema.md), with
-`profile` = `native` (the hosts' own kernels) and `seed` empty.
+turned into runs as every backend gives them (docs/results-schema.md; the workflow tidies them,
+emusim.analysis.collect), with `profile` = `native` (the hosts' own kernels) and `seed` empty.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from emusim.analysis.collect import tidy
-from emusim.backends import HARDWARE
+from emusim.core.backend_registry import HARDWARE
 from emusim.core.constants import TCP_WRITE_SIZE_B
 from emusim.inputs import measurements_2001
 from emusim.inputs.scenario import SCENARIO_DIR, Point, Scenario
@@ -143,8 +142,8 @@ def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
     return TABLES[tables](point.values)
 
 
-def reference_runs(scenario: Scenario) -> pd.DataFrame:
-    """Tidy per-run table of the 2001 measurements for the scenario's points."""
+def reference_runs(scenario: Scenario) -> list[dict]:
+    """The 2001 measurements of the scenario's points, as runs (a run JSON's fields)."""
     runs = []
     for point in scenario.points:
         for row in _rows_for(scenario, point):
@@ -162,7 +161,7 @@ def reference_runs(scenario: Scenario) -> pd.DataFrame:
                     "metrics": {k: _plain(x) for k, x in row.items()},
                 }
             )
-    return tidy(runs, scenario)
+    return runs
 
 
 def _plain(value):

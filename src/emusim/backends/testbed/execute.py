@@ -25,9 +25,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from emusim.backends import HARDWARE
+from emusim import workloads
 from emusim.backends.testbed import checks, preflight, ssh
 from emusim.backends.testbed.inventory import Inventory
+from emusim.core.backend_registry import HARDWARE
 from emusim.infra import runjson
 from emusim.infra.runjson import assemble, git_revision, write_atomically
 from emusim.infra.teardown import signals_ignored, signals_raise
@@ -171,9 +172,9 @@ class Testbed:
 
 
 def run_one(tb: Testbed, entry: dict, plan: dict, target: str) -> dict:
-    """One run (emusim.linux.runner.run_one) with the dropper's target the testbed's receiver:
+    """One run (emusim.workloads.run_one) with the dropper's target the testbed's receiver:
     metrics, facts and the target packets the dropper saw (None without the module)."""
-    out = runner.run_one(tb, tb, {**entry, "dropper_target": target}, plan)
+    out = workloads.run_one(tb, tb, {**entry, "dropper_target": target}, plan)
     facts = out["facts"]
     return {
         "status": out["status"],

@@ -171,9 +171,9 @@ TRACE_BACKENDS = {"ns3": "ns-3", "mininet": "emulation (Linux 6.1)"}
 
 
 def fig_lossy_traces(traces: Mapping[str, pd.DataFrame], stem: Path, point: str) -> list[Path]:
-    """One cell traced in both backends (emusim.analysis.tcp_events's CSV), overlaid: every data segment
-    sent against time, retransmissions marked, and the timeouts (top); the congestion window in
-    segments (bottom)."""
+    """One cell traced in both backends (emusim.analysis.tcp_events's CSV), overlaid: every data
+    segment sent against time, retransmissions marked, and the timeouts (top); the congestion window
+    in segments (bottom)."""
     with figure_style():
         fig = Figure(figsize=(7.2, 6.0), layout="constrained")
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))

@@ -1,8 +1,8 @@
 """The 2001 report's figures, redrawn from the statistics, comparison and per-run tables.
 
 Every ``fig…`` function takes the tables and an output path stem, writes ``{stem}.pdf`` and
-``{stem}.png`` and returns their paths (emusim.analysis.plotting: colours, styles, save). Here: Figure
-3.1, the calibration ablation and `draw`, the rule's entry point; the figures against the
+``{stem}.png`` and returns their paths (emusim.analysis.plotting: colours, styles, save). Here:
+Figure 3.1, the calibration ablation and `draw`, the rule's entry point; the figures against the
 drop rate are in `figures_drop_rate`, those of one packet in six dropped in `figures_1in6`
 (both re-exported here).
 """

@@ -3,8 +3,8 @@ as a figure (every run's elapsed time, and how many stalled) and Figure 4.5 (the
 dropper's closed loop in ns-3, from its traced runs).
 
 Each ``fig…`` function takes the tables and an output path stem, writes ``{stem}.pdf`` and
-``{stem}.png`` and returns their paths (emusim.analysis.plotting: colours, styles, save); ``figures.draw``
-calls them.
+``{stem}.png`` and returns their paths (emusim.analysis.plotting: colours, styles, save);
+``figures.draw`` calls them.
 """
 
 from __future__ import annotations

@@ -430,6 +430,11 @@ def test_linux_default_sets_nothing():
     assert setup.sysctls == {} and setup.route == {} and setup.socket == {}
 
 
+def test_every_linux_profile_is_a_registered_tcp_profile():
+    # linux-default (the kernel's own settings) is the emulation's alone
+    assert set(LINUX_TCP) - {"linux-default"} <= set(tcp_profiles.registry())
+
+
 @pytest.mark.parametrize("name", ["ns3-default", "linux-2.4", ""])
 def test_unknown_or_ns3_profiles_are_refused(name):
     with pytest.raises(ProfileError, match=r"linux-2\.2, linux-6\.1, linux-default"):
