@@ -27,7 +27,7 @@ from workflow_copy import copy_workflow
 
 from emusim.backends.mininet.host import module_vermagic
 from emusim.core.paths import REPO_ROOT
-from emusim.infra import vm
+from emusim.infra import vm, vm_setup
 from emusim.inputs import scenario as sc
 
 pytestmark = [
@@ -57,7 +57,7 @@ def guest_result(output: str) -> dict:
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    kernel = vm.find_kernel()
+    kernel = vm_setup.find_kernel()
     module = REPO_ROOT / "kernel-dropper" / "dropper.ko"
 
     if module_vermagic(module) != kernel.release:

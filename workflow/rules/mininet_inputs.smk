@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 
 from emusim.inputs import scenario as sc
 from emusim.inputs import variants as tcp_variants
-from emusim.infra import vm
+from emusim.infra import vm, vm_setup
 from emusim.linux import dropper as linux_dropper
 from emusim.linux import tcp as linux_tcp
 
@@ -200,8 +200,8 @@ def mininet_batch_inputs(wildcards):
 def vm_kernel_release():
     """The release of the kernel the emulation's VM boots (emusim.infra.vm.find_kernel)."""
     try:
-        return vm.find_kernel().release
-    except vm.VMError as err:
+        return vm_setup.find_kernel().release
+    except vm_setup.VMError as err:
         raise WorkflowError(f"the dropper module: {err}") from None
 
 

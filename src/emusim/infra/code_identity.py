@@ -119,7 +119,7 @@ CODE_SETS = {
         ),
         keyed=(
             # which kernel the VM boots: the run key's kernel_release
-            "emusim.infra.vm:find_kernel",
+            "emusim.infra.vm_setup:find_kernel",
             # the profile's Linux settings, applied as tcp_setup gives them: the run key's
             # tcp_setup (the table also describes each setting, in words)
             "emusim.linux.tcp:LINUX_TCP",

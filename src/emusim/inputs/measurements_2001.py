@@ -39,18 +39,10 @@ def load(name: str) -> pd.DataFrame:
     return pd.read_csv(path, dtype={c: str for c in header if c in text}, keep_default_na=False)
 
 
-def population_sd(values: Iterable[float]) -> float:
-    """The report's "Var" of Tables 4.1 and 4.2: √(Σ(tᵢ − avg)²/n) (formula in §4.1).
-
-    Tables 3.1, 3.2 and 4.3 print a column of the same name that is in fact
-    :func:`mean_absolute_deviation`; see data/reference/README.md.
-    """
-    return float(np.std(np.asarray(list(values), dtype=float), ddof=0))
-
-
 def mean_absolute_deviation(values: Iterable[float]) -> float:
     """Σ|tᵢ − avg|/n (spreadsheet AVEDEV): the "Variation" of Table 3.3, and the "Var" of
-    Tables 3.1, 3.2 and 4.3."""
+    Tables 3.1, 3.2 and 4.3 (Tables 4.1 and 4.2's "Var" is the population SD, √(Σ(tᵢ − avg)²/n),
+    §4.1; data/reference/README.md)."""
     x = np.asarray(list(values), dtype=float)
     return float(np.mean(np.abs(x - x.mean())))
 
@@ -76,14 +68,3 @@ def ideal_drops(writes: float, p: float) -> float:
     if not 0 <= p < 1:
         raise ValueError(f"drop rate p={p!r}: expected 0 <= p < 1")
     return writes * p / (1 - p)
-
-
-def report_drop_deviation(ideal: float, mean_dropped: float) -> float:
-    """The DEV column of Table 4.2: |IDEAL − AVG|/IDEAL, from the unrounded IDEAL and AVG.
-
-    §4.1 states (IDEAL − AVG)/IDEAL, but every printed value is non-negative, including rows
-    where AVG > IDEAL, so the printed column is the absolute value. 0 when IDEAL is 0.
-    """
-    if ideal == 0:
-        return 0.0
-    return abs(ideal - mean_dropped) / ideal

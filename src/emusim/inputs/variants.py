@@ -264,11 +264,6 @@ def is_random(name: str | None, path: Path = VARIANTS_PATH) -> bool:
     return name is not None and get(name, path).random
 
 
-def runs_linux_code(variant: Variant | None) -> bool:
-    """Whether ns-3 runs Linux's own module for the variant (``ns3: linux``)."""
-    return variant is not None and variant.ns3 is not None and variant.ns3.linux_code
-
-
 def ns3_attributes(profile_attributes: dict[str, str], variant: Variant) -> dict[str, str]:
     """The profile's ns-3 attributes with its congestion control replaced by the variant's.
 

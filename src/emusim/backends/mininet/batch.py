@@ -114,12 +114,12 @@ def run_batch(
     where, reason = next((p for p in places if p[0] == "vm"), places[0])
     if where == "host":
         need_root()  # a VM batch needs none: QEMU without KVM runs as any user
-    from emusim.infra import vm
+    from emusim.infra import vm, vm_setup
 
     try:
         kvm = where == "vm" and vm.kvm_requested(None)
         shift = None if where == "host" or kvm else vm.icount_requested(icount_shift)
-    except vm.VMError as err:
+    except vm_setup.VMError as err:
         raise BatchError(str(err)) from None
     # only in dilated time does a point without randomness repeat to the microsecond
     repeat = repeat_deterministic or shift is None
@@ -267,9 +267,9 @@ def archived_runs(plan: dict, archive_dir: Path, results_dir: Path, clock: dict)
 
 def _kernel_release(clock: dict) -> str:
     """The kernel a batch with this clock runs on: the host's, or the one the VM boots."""
-    from emusim.infra import vm
+    from emusim.infra import vm_setup
 
-    return os.uname().release if clock["clock"] == "host" else vm.find_kernel().release
+    return os.uname().release if clock["clock"] == "host" else vm_setup.find_kernel().release
 
 
 def _archived_copy(
@@ -530,7 +530,7 @@ def vm_timeout_s(plan: dict) -> float:
 def _run_in_vm(
     plan: dict, writer: BatchWriter, timeout_s: float | None, cpus: int | None = None
 ) -> float:
-    from emusim.infra import vm
+    from emusim.infra import vm, vm_setup
 
     PLAN_DIR.mkdir(parents=True, exist_ok=True)
     plan_path = PLAN_DIR / f"{plan['batch_id']}.json"
@@ -570,7 +570,7 @@ def _run_in_vm(
                 use_kvm=writer.kvm,
                 on_start=lambda pgid: setattr(writer, "vm_group", pgid),
             )
-    except vm.VMError as err:
+    except vm_setup.VMError as err:
         raise BatchError(f"the VM failed: {err}") from None
     finally:
         os.environ.pop(ENV_MARK, None)

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("capabilities", help="what this machine's kernel offers the emulation")
     args = parser.parse_args(argv)
 
-    from emusim.infra import vm
+    from emusim.infra import vm, vm_setup
 
     try:
         if args.cmd == "batch":
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as err:
         log(f"mininet: interrupted ({err or 'Ctrl-C'}); cleaned up")
         return 130
-    except (BatchError, EmuError, HostError, ProfileError, ValueError, vm.VMError) as err:
+    except (BatchError, EmuError, HostError, ProfileError, ValueError, vm_setup.VMError) as err:
         log(f"mininet: error: {err}")
         return 2
     return 0

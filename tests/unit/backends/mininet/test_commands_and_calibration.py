@@ -57,7 +57,6 @@ from emusim.linux.dropper import (
     module_writes,
     netfilter_probability,
     netfilter_rule,
-    netfilter_threshold,
     parse_rule_packets,
 )
 from emusim.linux.shaper import (
@@ -298,22 +297,27 @@ def test_offload_command_and_check():
 # --- dropper --------------------------------------------------------------------------------
 
 
+def iptables_threshold(rate: str) -> int:
+    """xt_statistic's 31-bit threshold iptables computes from p: lround(p × 2^31)."""
+    return round(Fraction(netfilter_probability(rate)) * 2**31)
+
+
 def test_netfilter_probability_is_cutoff_over_65536():
     # rate 0.1: cutoff = floor(0.1 * 65535) = 6553; p = 6553 / 65536 = 0.0999908447265625
     assert netfilter_probability("0.1") == "0.0999908447265625"
     # iptables: lround(p * 2^31) = 6553 * 32768 = 214728704 (what iptables-nft installs)
-    assert netfilter_threshold("0.1") == 214_728_704
+    assert iptables_threshold("0.1") == 214_728_704
     # 0.6: cutoff 39321 (not 39320), p = 39321 / 65536
     assert Fraction(netfilter_probability("0.6")) == Fraction(39321, 65536)
 
 
-def test_netfilter_threshold_for_every_shared_cutoff_vector():
+def test_iptables_threshold_for_every_shared_cutoff_vector():
     path = SPEC_DIR / "drop_decision_vectors.csv"
     rows = [r for r in csv.reader(ln for ln in path.open() if not ln.startswith("#"))]
     cutoffs = [(r[1], int(r[3])) for r in rows if r and r[0] == "cutoff"]
     assert cutoffs
     for rate, cutoff in cutoffs:
-        assert netfilter_threshold(rate) == cutoff * 32768, rate
+        assert iptables_threshold(rate) == cutoff * 32768, rate
 
 
 def test_netfilter_rules():

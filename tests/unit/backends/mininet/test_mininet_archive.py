@@ -11,7 +11,7 @@ import pytest
 
 from emusim.backends.mininet import batch as batch_mod
 from emusim.backends.mininet.plan import make_plan, run_key
-from emusim.infra import archive, code_identity, vm
+from emusim.infra import archive, code_identity, vm_setup
 from emusim.inputs import scenario as sc
 
 TEMPLATE = Path(__file__).parents[3] / "data" / "runs" / "mininet-tcp-blast-timeout.json"
@@ -21,8 +21,8 @@ CLOCK = {"clock": "guest-icount", "icount_shift": 0, "guest_cpu": "max"}
 
 @pytest.fixture
 def booted_kernel(monkeypatch):
-    """The kernel the VM would boot, as emusim.infra.vm.find_kernel names it."""
-    monkeypatch.setattr(vm, "find_kernel", lambda: SimpleNamespace(release=KERNEL))
+    """The kernel the VM would boot, as emusim.infra.vm_setup.find_kernel names it."""
+    monkeypatch.setattr(vm_setup, "find_kernel", lambda: SimpleNamespace(release=KERNEL))
 
 
 def _plan(results: Path, delay_us=71.89):
