@@ -131,7 +131,7 @@ def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
     import pandas as pd
 
     from emusim.analysis.collect import ARCHIVE_COLUMN
-    from emusim.report import paper_numbers as pn
+    from emusim.report import shared_numbers
 
     def rows(scenario, backend, rep, revision=None, echoes=1):
         return [
@@ -153,15 +153,15 @@ def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
         + rows("multiflow-buffer", "ns3", 1, "6bcd8ad0123")
         + rows("random-drop", "hardware", 1)  # not a run the archive could hold
     )
-    numbers = pn.archive_numbers(runs)
+    numbers = shared_numbers.archive_numbers(runs)
     assert numbers["RunsMade"] == "5" and numbers["RunsRestored"] == "3"
     assert numbers["RunsRestoredFrom"] == (
         " (lossy-link: 2, multiflow-buffer: 1; made at git revisions 6bcd8ad, 915128b)"
     )
     # a table of runs all made now has no archive column, and the sentence no parenthesis
-    none = pn.archive_numbers(runs.drop(columns=ARCHIVE_COLUMN))
+    none = shared_numbers.archive_numbers(runs.drop(columns=ARCHIVE_COLUMN))
     assert none == {"RunsMade": "5", "RunsRestored": "none", "RunsRestoredFrom": ""}
-    assert pn.archive_numbers(None)["RunsMade"] == "0"
+    assert shared_numbers.archive_numbers(None)["RunsMade"] == "0"
 
 
 def test_add_refuses_a_run_made_by_other_code(tmp_path):

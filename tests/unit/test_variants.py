@@ -249,7 +249,7 @@ def test_the_papers_registry_sentence_reads_right_when_a_group_is_empty():
     shared algorithm as Linux's code and nothing on one side only, no macro is n/a."""
     from types import SimpleNamespace as V
 
-    from emusim.report.paper_numbers import variant_registry_numbers
+    from emusim.report.shared_numbers import variant_registry_numbers
 
     code, klass = V(linux_code=True), V(linux_code=False)
     every = {"reno": V(ns3=code, linux=1, models=None), "bbr": V(ns3=code, linux=1, models=None)}

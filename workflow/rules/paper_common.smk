@@ -2,7 +2,7 @@
 # study adds its own through its rules file (register_study in study_api.smk).
 from pathlib import Path
 
-from emusim.report import paper_numbers as pn
+from emusim.report import macros, shared_numbers
 
 PAPER_GENERATED = f"{PREFIX}paper/generated"
 # the paper's PDF, the last of `all`'s targets (all_targets, study_api.smk)
@@ -38,7 +38,7 @@ def paper_number_inputs(wildcards):
         t
         for n in SCENARIOS
         for t in backend_tables_of(n)
-        if Path(t).parent.name in pn.ARCHIVED_BACKENDS
+        if Path(t).parent.name in shared_numbers.ARCHIVED_BACKENDS
     ]
     # the run archive's last audit, where one was recorded (emusim.infra.audit)
     if ARCHIVE is not None and Path(ARCHIVE, "audit.json").exists():
@@ -70,7 +70,7 @@ def paper_switches():
     for hooks in STUDY_RULES.values():
         switches.update(hooks.switches())
     switches.update(
-        {pn.macro_name("Ran", n): n in SCENARIOS for n in sc.scenario_names()}
+        {macros.macro_name("Ran", n): n in SCENARIOS for n in sc.scenario_names()}
     )
     return switches
 

@@ -11,7 +11,7 @@ audited so: the guest kernel's random numbers cannot be seeded, so two emulated 
 point differ by design (docs/mininet.md); the audit says so and leaves them out.
 
 `--record` writes the result to ARCHIVE/audit.json, which the paper states
-(emusim.report.paper_numbers).
+(emusim.report.macros).
 """
 
 from __future__ import annotations

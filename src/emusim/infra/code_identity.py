@@ -253,7 +253,8 @@ MOVED_MODULES = {
     "emusim.analysis.tcp_events": "emusim.tcptrace",
     "emusim.planning.costs": "emusim.costs",
     "emusim.planning.progress": "emusim.progress",
-    "emusim.report.paper_numbers": "emusim.paper_numbers",
+    "emusim.report.macros": "emusim.paper_numbers",
+    "emusim.report.shared_numbers": "emusim.paper_numbers",
     "emusim.report.setup_tables": "emusim.paper_tables",
     "emusim.report.latex_build": "emusim.paperbuild",
 }

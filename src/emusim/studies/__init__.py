@@ -6,7 +6,7 @@ A study is a package here, ``emusim.studies.NAME``, found by name (no list to ed
   scenarios it presents (``claims``);
 - ``figures.py`` defines ``draw(kind, inputs, params, stem)``: one of its figures, from the
   inputs its rules file names (PDF and PNG at ``stem``);
-- ``numbers.py`` defines ``paper_numbers(inputs) -> {macro: LaTeX}`` (emusim.report.paper_numbers:
+- ``numbers.py`` defines ``paper_numbers(inputs) -> {macro: LaTeX}`` (emusim.report.macros:
   ``PaperInputs``), the numbers its section states.
 
 Beside the package: its rules file ``workflow/rules/studies/NAME.smk``, a Snakemake module of

@@ -14,7 +14,7 @@ from emusim.backends.ns3 import command as ns3
 from emusim.core.paths import REPO_ROOT
 from emusim.inputs import scenario as sc
 from emusim.inputs import tcp_profiles
-from emusim.report import paper_numbers as pn
+from emusim.report import macros
 from emusim.studies.router_forwarding import figures as plots_forwarding
 from emusim.studies.router_forwarding import fit as forwarding_fit
 from emusim.studies.router_forwarding import numbers as forwarding_paper
@@ -322,7 +322,7 @@ def test_paper_numbers_from_hand_made_results():
     assert out["RouterForwardingFitNotes"] == "every estimate is used"
     assert (
         out["RouterForwardingRouterAlone"]
-        == rf"{pn.integer(1 / (R_PACKET + 92 * R_BYTE))} packets per second"
+        == rf"{macros.integer(1 / (R_PACKET + 92 * R_BYTE))} packets per second"
     )
     # median of |-0.1| and |0.25|
     assert out["RouterForwardingRelDiffMedianNsThreeModelPps"] == "0.175"

@@ -1,5 +1,5 @@
 """The lossy-link study's numbers for the paper (paper/sections/lossy_link.tex): its design,
-and how far ns-3's goodput is from Mininet's per TCP variant (emusim.report.paper_numbers says how a
+and how far ns-3's goodput is from Mininet's per TCP variant (emusim.report.macros says how a
 number becomes a macro)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from decimal import Decimal
 import pandas as pd
 
 from emusim.inputs import variants
-from emusim.report.paper_numbers import (
+from emusim.report.macros import (
     Numbers,
     PaperInputs,
     integer,

@@ -4,7 +4,7 @@ What the report printed (data/reference/published.csv), the one-way delay fitted
 hardware's ping sweep, the baselines, the calibration ablation, the traced runs (the 1-in-6
 pathology and random dropping), Table 4.4's distribution and what each random drop cost. Each
 function maps already-read results (``None`` where the workflow did not make them) to
-``{macro name: LaTeX text}`` and defines the same names either way (emusim.report.paper_numbers).
+``{macro name: LaTeX text}`` and defines the same names either way (emusim.report.macros).
 """
 
 from __future__ import annotations
@@ -15,22 +15,19 @@ import pandas as pd
 
 from emusim.analysis.stats import STALL_FACTOR, stalled_runs
 from emusim.core import constants as c
-from emusim.report.paper_numbers import (
-    EMULATED,
-    HARDWARE,
+from emusim.report.macros import (
     NA,
     Numbers,
     PaperInputs,
     fixed,
     integer,
     is_missing,
-    line_rate_limit_report_Bps,
     macro_name,
     merge,
-    series,
     significant,
     text,
 )
+from emusim.report.shared_numbers import EMULATED, HARDWARE, line_rate_limit_report_Bps, series
 from emusim.studies.report_2001 import decomposition
 
 
