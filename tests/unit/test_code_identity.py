@@ -236,7 +236,7 @@ def test_archive_status_lists_the_runs_a_model_change_makes_stale(tmp_path):
 def _identity(backend: str, env: dict, archive_dir: Path) -> str:
     """The copy's code identity, its manifest kept in `archive_dir`, as `archive add` keeps it."""
     script = (
-        "import sys; from pathlib import Path; from emusim import code_identity as ci; "
+        "import sys; from pathlib import Path; from emusim.infra import code_identity as ci; "
         f"m = ci.current({backend!r}); ci.write_manifest(Path(sys.argv[1]), m); print(m['digest'])"
     )
     proc = subprocess.run(
@@ -260,3 +260,20 @@ def test_every_kept_run_names_a_kept_manifest():
         digest = json.loads(path.read_text())["provenance"].get("code_identity")
         assert digest, f"{path}: no provenance.code_identity"
         assert ci.manifest_path(archive_dir, digest).exists(), f"{path}: no manifest {digest}"
+
+
+def test_a_moved_module_keeps_the_digest_of_a_definition_that_imports_it():
+    # the layers of issue 56 moved emusim.variants to emusim.inputs.variants and
+    # emusim.runjson to emusim.infra.runjson: an import inside a definition names the module
+    # it imports, and is digested with the name it had when the kept runs were made
+    before = (
+        "def f():\n    from emusim import variants as v\n"
+        "    from emusim.runjson import write_atomically\n    return v.get, write_atomically\n"
+    )
+    after = before.replace("from emusim import variants", "from emusim.inputs import variants")
+    after = after.replace("from emusim.runjson", "from emusim.infra.runjson")
+    digest = [u.digest for u in ci.python_units(before.encode(), "m.py")]
+    assert [u.digest for u in ci.python_units(after.encode(), "m.py")] == digest
+    # another module's import is another definition
+    other = before.replace("from emusim import variants", "from emusim import scenario")
+    assert [u.digest for u in ci.python_units(other.encode(), "m.py")] != digest

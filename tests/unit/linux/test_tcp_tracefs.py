@@ -1,4 +1,4 @@
-"""Tracing the emulated TCP sender (emusim.linux.tcp_tracefs, tcp_trace_convert): the probes
+"""Tracing the emulated TCP sender (emusim.linux.tcp_tracefs, tracefs_convert): the probes
 from the guest kernel's offsets, and the conversion of a real tracefs capture into ns-3's CSV.
 
 The capture (tests/data/tcp_trace/lossy-reno-5pct.*) is the tracefs text of one traced run of
@@ -187,7 +187,7 @@ def test_the_csv_is_ns3s(converted, frame):
     assert (inflight >= 0).all() and len(inflight) == (frame["event"] == "ack").sum()
 
 
-def test_tcptrace_reads_it_as_it_reads_ns3s(frame, capture):
+def test_tcp_events_reads_it_as_it_reads_ns3s(frame, capture):
     meta, _ = capture
     s = tcp_events.summary(frame)
     assert s["data_packets"] == 734 and s["retransmissions"] == 43
