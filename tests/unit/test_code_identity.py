@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from emusim.core.paths import REPO_ROOT
+from emusim.infra import code_digest
 from emusim.infra import code_identity as ci
 
 MODULE = '''"""A module."""
@@ -35,7 +36,7 @@ class C:
 
 
 def _digests(source: str) -> list[str]:
-    return sorted(u.digest for u in ci.python_units(source.encode(), "src/emusim/m.py"))
+    return sorted(u.digest for u in code_digest.python_units(source.encode(), "src/emusim/m.py"))
 
 
 @pytest.mark.parametrize(
@@ -272,8 +273,8 @@ def test_a_moved_module_keeps_the_digest_of_a_definition_that_imports_it():
     )
     after = before.replace("from emusim import variants", "from emusim.inputs import variants")
     after = after.replace("from emusim.runjson", "from emusim.infra.runjson")
-    digest = [u.digest for u in ci.python_units(before.encode(), "m.py")]
-    assert [u.digest for u in ci.python_units(after.encode(), "m.py")] == digest
+    digest = [u.digest for u in code_digest.python_units(before.encode(), "m.py")]
+    assert [u.digest for u in code_digest.python_units(after.encode(), "m.py")] == digest
     # another module's import is another definition
     other = before.replace("from emusim import variants", "from emusim import scenario")
-    assert [u.digest for u in ci.python_units(other.encode(), "m.py")] != digest
+    assert [u.digest for u in code_digest.python_units(other.encode(), "m.py")] != digest
