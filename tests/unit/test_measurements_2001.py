@@ -58,8 +58,9 @@ def population_sd(values) -> float:
 
 def drop_deviation(ideal: float, mean_dropped: float) -> float:
     """The DEV column of Table 4.2: |IDEAL − AVG|/IDEAL. §4.1 states (IDEAL − AVG)/IDEAL, but
-    every printed value is non-negative, including rows where AVG > IDEAL."""
-    return abs(ideal - mean_dropped) / ideal
+    every printed value is non-negative, including rows where AVG > IDEAL; 0 where IDEAL is 0
+    (no drops)."""
+    return abs(ideal - mean_dropped) / ideal if ideal else 0.0
 
 
 def printed(table: str, column: str) -> dict:
