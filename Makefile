@@ -21,14 +21,14 @@ setup:
 # The study: first what it will run and its expected CPU-hours (emusim plan, from the kept costs:
 # docs/cli.md), kept in $(PLAN) for the progress line each finished job prints (Snakemake's
 # logger plugin emusim); then, even if the run failed, what its jobs cost, into
-# data/costs/$(SCALE).csv (python -m emusim.costs collect), to commit.
+# data/costs/$(SCALE).csv (python -m emusim.planning.costs collect), to commit.
 PLAN = logs/plan-$(SCALE).json
 
 study: setup
 	$(VENV)/emusim plan all --scale $(SCALE) --cores $(CORES) --save $(PLAN)
 	$(VENV)/snakemake all --cores $(CORES) --config scale=$(SCALE) \
 		--logger emusim --logger-emusim-plan $(PLAN); \
-	status=$$?; $(VENV)/python -m emusim.costs collect --scale $(SCALE); exit $$status
+	status=$$?; $(VENV)/python -m emusim.planning.costs collect --scale $(SCALE); exit $$status
 
 test: setup
 	$(VENV)/ruff check src tests workflow benchmarks kernel-dropper/test

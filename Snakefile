@@ -9,7 +9,7 @@
 # file in workflow/rules/studies/, and every decision a function of emusim.pipeline. Every rule
 # that costs CPU keeps its jobs' cost in a benchmark file, {PREFIX}logs/timing/RULE/SCENARIO/...
 # (ns3_run's: logs/timing/ns3/...), which `emusim plan` estimates from and
-# `python -m emusim.costs collect` keeps (emusim.costs).
+# `python -m emusim.planning.costs collect` keeps (emusim.planning.costs).
 import os
 import sys
 

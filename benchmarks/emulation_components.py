@@ -4,7 +4,7 @@ CPU model costs (issue 31).
     .venv/bin/python benchmarks/emulation_components.py [--scale quick] [--out DIR]
         [--models max max,-erms,-fsrm]
 
-For each guest CPU model (QEMU's ``-cpu``; the suite's is emusim.vm.TCG_CPU_MODEL), two
+For each guest CPU model (QEMU's ``-cpu``; the suite's is emusim.infra.vm.TCG_CPU_MODEL), two
 batches of baseline-tcp's loss-free TCP blast (linux-2.2, one run, dilated time):
 
 - a plain one: the run's host CPU seconds (``provenance.host_cpu_s``) per guest second of its
@@ -28,11 +28,11 @@ import sys
 import time
 from pathlib import Path
 
-from emusim import scenario as sc
-from emusim import vm
 from emusim.backends.mininet.batch import run_batch
+from emusim.core.paths import REPO_ROOT, scale_prefix
+from emusim.infra import vm
+from emusim.inputs import scenario as sc
 from emusim.linux import cpu_profile
-from emusim.paths import REPO_ROOT, scale_prefix
 
 SCENARIO = "baseline-tcp"
 PROFILE = "linux-2.2"

@@ -21,9 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-from emusim import scenario
 from emusim.backends.mininet.batch import run_batch
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario
 
 DEFAULT = [
     "baseline-tcp:1",

@@ -34,11 +34,11 @@ import sys
 import time
 from pathlib import Path
 
-from emusim import scenario as sc
 from emusim.backends.mininet import selfcheck
 from emusim.backends.mininet.batch import merge_shards
 from emusim.backends.mininet.plan import point_is_random
-from emusim.paths import REPO_ROOT, scale_prefix
+from emusim.core.paths import REPO_ROOT, scale_prefix
+from emusim.inputs import scenario as sc
 
 DETERMINISTIC_REL = 0.001
 """The least a deterministic point's elapsed time may differ between sessions: three times the

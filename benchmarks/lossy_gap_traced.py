@@ -6,14 +6,14 @@ part at the headline cell (5 % loss each way, 10 ms).
                                                     [--profile linux-6.1-rack]
                                                     [--keep-emulation]
 
-A 1 GB run's trace overflows the guest's largest ring buffer (emusim.linux.tcp_trace,
+A 1 GB run's trace overflows the guest's largest ring buffer (emusim.linux.tcp_tracefs,
 BUFFER_KB_MAX), so this takes a cut of the cell: the same scenario with N writes (default
 69 061, 100 MB), every run traced in both backends with the same seeds, and ns-3 a third time
 with ns-3's own receiver (TcpSocketBase, which delays its ACKs to every second segment as
 Linux's does, without Linux's quick ACKs) in place of TcpLinuxSocket's, and a fourth time with
 TcpLinuxSocket's receiver acknowledging every segment (PeerPushesEverySegment). Per run it prints
-what emusim.tcptrace derives: elapsed time, timeouts by cause, segments outstanding when a
-timeout series began, pauses longer than 150 ms and their total, ACKs per data packet and the
+what emusim.analysis.tcp_events derives: elapsed time, timeouts by cause, segments outstanding when
+a timeout series began, pauses longer than 150 ms and their total, ACKs per data packet and the
 mean window. Writes OUT/lossy_gap_traced.csv. Needs root and the VM (tools/setup mininet vm);
 about 25 minutes on 2 cores.
 """
@@ -30,9 +30,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from emusim import profiles, scenario, tcptrace
+from emusim.analysis import tcp_events
 from emusim.backends.ns3 import command as ns3
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario, tcp_profiles
 
 PROFILE = "linux-6.1"
 CELL = {"delay_ms": [10], "loss": ["0.05"]}
@@ -67,7 +68,12 @@ def run_ns3(path: Path, out: Path, profile: str, receiver: str | None, *extra: s
             where = out / point.id
             where.mkdir(parents=True, exist_ok=True)
             cmd = ns3.command(
-                str(REPO_ROOT / "build/ns3/lossy-link"), s, point, profiles.get(profile), rep, 0.0
+                str(REPO_ROOT / "build/ns3/lossy-link"),
+                s,
+                point,
+                tcp_profiles.get(profile),
+                rep,
+                0.0,
             )
             if receiver:
                 key = "--ns3::TcpBlastServer::SocketType="
@@ -96,10 +102,10 @@ def measured_in(backend: str, trace_path: Path) -> dict[str, str]:
 
 
 def row(backend: str, trace_path: Path) -> dict:
-    trace = tcptrace.read(trace_path)
-    series = tcptrace.timeouts(trace)
+    trace = tcp_events.read(trace_path)
+    series = tcp_events.timeouts(trace)
     acks = int((trace["event"] == "ack").sum())
-    summary = tcptrace.summary(trace)
+    summary = tcp_events.summary(trace)
     return {
         "backend": backend,
         "variant": trace_path.parent.name.split("variant=")[1],

@@ -22,9 +22,9 @@ import resource
 import subprocess
 import sys
 
-from emusim import profiles, scenario
 from emusim.backends.ns3 import command as ns3
 from emusim.backends.ns3.build import NS3_BUILD_DIR
+from emusim.inputs import scenario, tcp_profiles
 
 RATES_MBPS = (200, 800)
 DURATIONS_S = (4, 10)
@@ -41,7 +41,7 @@ def flows_command(rate_mbps: int, duration_s: int, variant: str = "fast") -> lis
         str(NS3_BUILD_DIR / "multiflow"),
         s,
         s.point(f"variant={variant}"),
-        profiles.get("linux-6.1-wan"),
+        tcp_profiles.get("linux-6.1-wan"),
         1,
         0.0,
     )

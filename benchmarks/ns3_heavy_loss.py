@@ -19,9 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from emusim import profiles, scenario
 from emusim.backends.ns3 import command as ns3
 from emusim.backends.ns3.build import NS3_BUILD_DIR
+from emusim.inputs import scenario, tcp_profiles
 
 
 def children_cpu_s() -> float:
@@ -35,7 +35,7 @@ def command(build_dir: Path, seconds: float) -> list[str]:
         str(build_dir / "multiflow"),
         s,
         s.point("variant=bbr"),
-        profiles.get("linux-6.1-wan"),
+        tcp_profiles.get("linux-6.1-wan"),
         1,
         0.0,
     )

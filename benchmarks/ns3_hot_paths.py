@@ -22,9 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from emusim import profiles, scenario
 from emusim.backends.ns3 import command as ns3
 from emusim.backends.ns3.build import NS3_BUILD_DIR
+from emusim.inputs import scenario, tcp_profiles
 
 # name: (scenario, scale, point, profile, one-way delay µs for testbed-2001's programs).
 # The issue's paper-scale sample: random drop at 0.148, regular 1 in 7, the lossy-link headline
@@ -53,7 +53,7 @@ def sample_command(name: str, trace: Path | None) -> list[str]:
     scenario_name, scale, point_id, profile_name, delay_us = SAMPLE[name]
     s = scenario.load(scenario_name, scale)
     point = s.point(point_id)
-    profile = profiles.get(profile_name)
+    profile = tcp_profiles.get(profile_name)
     program = NS3_BUILD_DIR / ns3.program_name(s)
     cmd = ns3.command(str(program), s, point, profile, 1, delay_us)
     if trace is not None and ns3.program_name(s) in ("lossy-link", "testbed-2001"):

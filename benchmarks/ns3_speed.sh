@@ -27,7 +27,7 @@ $py -m emusim.backends.ns3.build >/dev/null
 echo "== one 100 000-write transfer ($profile profile), wall seconds"
 PROFILE=$profile $py - <<'PY'
 import os, resource, statistics, subprocess, time
-from emusim import profiles, scenario
+from emusim.inputs import scenario, tcp_profiles
 from emusim.backends.ns3 import command as ns3
 s = scenario.load("random-drop", "paper")
 def children_cpu_s():
@@ -37,7 +37,7 @@ for point_id in ("drop_rate=0", "drop_rate=0.040", "drop_rate=0.100"):
     walls, cpus = [], []
     for rep in (1, 2, 3):
         cmd = ns3.command("build/ns3/testbed-2001", s, s.point(point_id),
-                          profiles.get(os.environ["PROFILE"]), rep, 71.8878)
+                          tcp_profiles.get(os.environ["PROFILE"]), rep, 71.8878)
         t, c = time.perf_counter(), children_cpu_s()
         subprocess.run(cmd, check=True, capture_output=True)
         walls.append(time.perf_counter() - t)

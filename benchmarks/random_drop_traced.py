@@ -10,8 +10,8 @@ The traces come from the two backends at one drop rate (docs/variants.md, "rando
         --place vm --where drop_rate=0.044 --trace all --trace-only --repetitions 1
     build/ns3/testbed-2001 <a run JSON's provenance.command> --traceFile=N.csv --output=N.json
 
-Per trace it prints what emusim.tcptrace derives: elapsed time, timeouts by cause, the share
-of transmissions sent with a window of at most 3 segments, the recoveries and how many found
+Per trace it prints what emusim.analysis.tcp_events derives: elapsed time, timeouts by cause, the
+share of transmissions sent with a window of at most 3 segments, the recoveries and how many found
 the window at its floor (2 segments), also with the window read one ACK late as the
 emulation's trace reads it (for ns-3's traces: the number comparable with the emulation's),
 and for a recovery found at k segments the share whose next cut finds the floor again, split
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from emusim import tcptrace
+from emusim.analysis import tcp_events
 
 SEGMENT_B = 1448
 SMALL_WINDOW_SEGMENTS = 3
@@ -36,11 +36,11 @@ SMALL_WINDOW_SEGMENTS = 3
 def trap_by_origin(cuts: pd.DataFrame) -> dict[str, float]:
     """For recoveries found at 3 or 4 segments: the share whose next cut is a recovery found at
     the floor, where the replayed origin lies above the window left and where it does not."""
-    above = tcptrace.cubic_origin_above(cuts).to_numpy()[:-1]
+    above = tcp_events.cubic_origin_above(cuts).to_numpy()[:-1]
     found = cuts["cwnd_segments"].to_numpy()
     recovery = cuts["kind"].to_numpy() == "recovery"
     small = recovery[:-1] & ((found[:-1] == 3) | (found[:-1] == 4))
-    next_floor = recovery[1:] & (found[1:] == tcptrace.FLOOR_SEGMENTS)
+    next_floor = recovery[1:] & (found[1:] == tcp_events.FLOOR_SEGMENTS)
     out = {}
     for name, where in (("origin_above", small & above), ("origin_not_above", small & ~above)):
         out[f"after_3_4_{name}_n"] = int(where.sum())
@@ -69,11 +69,11 @@ def floor_entries_read_late(trace: pd.DataFrame) -> int:
             before_ack = [before_ack[1], cwnd]
         elif event == "state":
             new = int(value)
-            entering = new == tcptrace.STATE_RECOVERY and state not in (
-                tcptrace.STATE_RECOVERY,
-                tcptrace.STATE_LOSS,
+            entering = new == tcp_events.STATE_RECOVERY and state not in (
+                tcp_events.STATE_RECOVERY,
+                tcp_events.STATE_LOSS,
             )
-            if entering and round(before_ack[0]) == tcptrace.FLOOR_SEGMENTS:
+            if entering and round(before_ack[0]) == tcp_events.FLOOR_SEGMENTS:
                 found += 1
             state = new
     return found
@@ -89,10 +89,10 @@ def small_window_share(trace: pd.DataFrame) -> float:
 
 
 def row(backend: str, path: Path) -> dict:
-    trace = tcptrace.read(path)
-    summary = tcptrace.summary(trace)
-    cuts = tcptrace.reductions(trace, SEGMENT_B)
-    trap = tcptrace.window_trap(cuts)
+    trace = tcp_events.read(path)
+    summary = tcp_events.summary(trace)
+    cuts = tcp_events.reductions(trace, SEGMENT_B)
+    trap = tcp_events.window_trap(cuts)
     return {
         "backend": backend,
         "trace": str(path),

@@ -34,10 +34,10 @@ from pathlib import Path
 
 import yaml
 
-from emusim import scenario
 from emusim.backends.mininet.batch import run_batch
 from emusim.backends.mininet.tracing import TraceRequest, trace_path
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario
 
 REPORT_DELAY_US = 71.8878
 POINTS = {

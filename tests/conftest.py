@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
 from emusim.backends.ns3 import build as ns3build
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 
 @pytest.fixture(scope="session")
@@ -34,14 +34,14 @@ def run_json(cmd: list[str]) -> dict:
 def mininet_ready():
     """Mininet importable from .venv, the blast tools built, Debian's kernel and its headers
     there for the VM (tools/setup mininet vm)."""
-    from emusim import vm
+    from emusim.infra import vm_setup
 
     check = [sys.executable, "-c", "import mininet.node"]
     tools = [REPO_ROOT / "build" / "emu" / t for t in ("tcpblast", "udpblast")]
     try:
-        vm.find_kernel()
+        vm_setup.find_kernel()
         have_kernel = True
-    except vm.VMError:
+    except vm_setup.VMError:
         have_kernel = False
     mininet_missing = subprocess.run(check, capture_output=True).returncode
     if mininet_missing or not have_kernel or not all(t.exists() for t in tools):

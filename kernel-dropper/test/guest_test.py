@@ -745,7 +745,7 @@ def main() -> int:
     parser.add_argument("--udpflow", required=True)
     args = parser.parse_args()
     if "virtme" not in Path("/proc/cmdline").read_text() or os.getuid() != 0:
-        raise SystemExit("guest_test.py runs as root inside the test VM only (emusim.vm)")
+        raise SystemExit("guest_test.py runs as root inside the test VM only (emusim.infra.vm)")
     start = time.monotonic()
     print(f"kernel {os.uname().release}, {os.cpu_count()} CPUs", flush=True)
     subprocess.run(["dmesg", "-C"], check=True)

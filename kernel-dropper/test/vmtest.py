@@ -14,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from emusim import vm
-from emusim.paths import BUILD_DIR
+from emusim.core.paths import BUILD_DIR
+from emusim.infra import vm, vm_setup
 
 HERE = Path(__file__).resolve().parent
 GUEST_TEST = HERE / "guest_test.py"
@@ -70,7 +70,7 @@ def main() -> int:
             append=KERNEL_ARGS,
             on_line=lambda line: print(f"vm| {line}", flush=True),
         )
-    except vm.VMError as err:
+    except vm_setup.VMError as err:
         print(f"vmtest: {err}", file=sys.stderr)
         return 2
     result = parse_result(run.output)

@@ -1,5 +1,5 @@
 """Snakemake's logger plugin `emusim`: Snakemake's own output, and after each finished job what
-remains and what it is expected to cost (emusim.progress).
+remains and what it is expected to cost (emusim.planning.progress).
 
     snakemake all --logger emusim [--logger-emusim-plan FILE]       # make study does this
     snakemake all -n --quiet rules --logger emusim --logger-emusim-write-jobs FILE   # emusim plan
@@ -121,9 +121,9 @@ class LogHandler(LogHandlerBase):
 
     def _started(self):
         """The progress, made at the first event of the run: by then the Snakefile has set
-        EMUSIM_ROOT (the checkout it reads, emusim.paths), so emusim is imported no earlier."""
+        EMUSIM_ROOT (the checkout it reads, emusim.core.paths), so emusim is imported no earlier."""
         if self._progress is None:
-            from emusim import costs, progress
+            from emusim.planning import costs, progress
 
             # kept runs only add estimates: the repository's archive, whatever config says
             self._progress = progress.Progress(

@@ -5,15 +5,15 @@ import json
 import subprocess
 from pathlib import Path
 
-from emusim import profiles
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import tcp_profiles
 
 
 def run_point(programs: Path, scenario, point_id: str, rep: int = 1, profile="linux-6.1") -> dict:
     """The program's JSON for repetition `rep` of `point_id` of a loaded scenario (its
     program: lossy-link, the program of every scenario these tests compare)."""
     cmd = ns3.command(
-        str(programs / "lossy-link"), scenario, scenario.point(point_id), profiles.get(profile),
+        str(programs / "lossy-link"), scenario, scenario.point(point_id), tcp_profiles.get(profile),
         rep, 0.0,
     )  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

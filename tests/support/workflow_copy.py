@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 # tools/apt: its vm.txt pins the kernel the emulation's VM boots and the module is built for

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from workflow_copy import copy_workflow, snakemake_quick
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 
 @pytest.fixture(scope="session")

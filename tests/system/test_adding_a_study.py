@@ -12,8 +12,8 @@ import pytest
 import yaml
 from workflow_copy import SNAKEMAKE, add_files_editing_none, copy_workflow, guide_files
 
-from emusim.paths import REPO_ROOT
-from emusim.scenario import SCENARIO_DIR
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs.scenario import SCENARIO_DIR
 
 pytestmark = [pytest.mark.ns3, pytest.mark.slow]
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from workflow_copy import SNAKEMAKE, add_files_editing_none, copy_workflow, guide_files
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 pytestmark = [
     pytest.mark.ns3,

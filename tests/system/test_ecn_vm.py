@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from ns3_point import run_point
 
-from emusim import scenario as sc
-from emusim.collect import with_ratios
+from emusim.analysis.collect import with_ratios
+from emusim.inputs import scenario as sc
 
 pytestmark = [
     pytest.mark.ns3,

@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from emusim import scenario as sc
-from emusim import tcptrace
+from emusim.analysis import tcp_events
 from emusim.backends.mininet import scheduling
 from emusim.backends.mininet.tracing import trace_path
+from emusim.inputs import scenario as sc
 
 pytestmark = [
     # CI's tier leaves it out (README, "Tests"): `make test-all` runs it
@@ -48,8 +48,8 @@ def test_the_ack_clock_never_waits_for_an_application(tmp_path, mininet_ready):
     assert sched["ksoftirqd"] == {"policy": "SCHED_FIFO", "priority": scheduling.KSOFTIRQD_PRIORITY}
     assert sched["roles"]["receiver"] == {"policy": "SCHED_FIFO", "priority": 1}
     assert sched["ksoftirqd_threads"] == 1  # the VM's one vCPU
-    trace = tcptrace.read(trace_path(run_file))
+    trace = tcp_events.read(trace_path(run_file))
     # 10 000 segments and their retransmissions, every 100th dropped: all in the trace
     assert (trace["event"] == "drop").sum() == run["metrics"]["packets_dropped"] >= 100
-    stalls = tcptrace.ack_stalls(trace)
+    stalls = tcp_events.ack_stalls(trace)
     assert stalls.empty, stalls.to_string()

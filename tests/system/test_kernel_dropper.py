@@ -15,8 +15,8 @@ from fractions import Fraction
 import pytest
 from scipy.stats import binom
 
-from emusim import vm
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import vm, vm_setup
 
 KERNEL_DROPPER = REPO_ROOT / "kernel-dropper"
 
@@ -49,7 +49,9 @@ def test_find_kernel_without_a_pin_picks_newest_with_modules(tmp_path):
     for release in ("6.1.0-9-amd64", "6.1.0-10-amd64"):
         make_kernel(tmp_path, release)
     make_kernel(tmp_path, "6.1.0-11-amd64", modules=False)  # an image without modules
-    kernel = vm.find_kernel(boot_dir=tmp_path / "boot", modules_dir=tmp_path / "lib", packages=None)
+    kernel = vm_setup.find_kernel(
+        boot_dir=tmp_path / "boot", modules_dir=tmp_path / "lib", packages=None
+    )
     assert kernel.release == "6.1.0-10-amd64"
     assert kernel.image == tmp_path / "boot" / "vmlinuz-6.1.0-10-amd64"
     assert kernel.build_dir is None
@@ -61,18 +63,23 @@ def test_find_kernel_boots_the_release_the_package_list_pins(tmp_path):
     packages = tmp_path / "vm.txt"
     packages.write_text("# the kernel\nlinux-image-6.1.0-9-amd64   # pinned\nqemu-system-x86\n")
     dirs = {"boot_dir": tmp_path / "boot", "modules_dir": tmp_path / "lib"}
-    assert vm.pinned_release(packages) == "6.1.0-9-amd64"
-    assert vm.find_kernel(**dirs, packages=packages).release == "6.1.0-9-amd64"
+    assert vm_setup.pinned_release(packages) == "6.1.0-9-amd64"
+    assert vm_setup.find_kernel(**dirs, packages=packages).release == "6.1.0-9-amd64"
     # a release asked for wins over the pin
-    assert vm.find_kernel("6.1.0-10-amd64", **dirs, packages=packages).release == "6.1.0-10-amd64"
+    assert (
+        vm_setup.find_kernel("6.1.0-10-amd64", **dirs, packages=packages).release
+        == "6.1.0-10-amd64"
+    )
     # Debian's metapackage pins nothing: the newest
     packages.write_text("linux-image-amd64\n")
-    assert vm.pinned_release(packages) is None
-    assert vm.find_kernel(**dirs, packages=packages).release == "6.1.0-10-amd64"
+    assert vm_setup.pinned_release(packages) is None
+    assert vm_setup.find_kernel(**dirs, packages=packages).release == "6.1.0-10-amd64"
     # a pinned release not installed: the error names the list, the package and the fix
     packages.write_text("linux-image-6.1.0-99-amd64\n")
-    with pytest.raises(vm.VMError, match=r"6\.1\.0-99-amd64.*vm\.txt pins it.*tools/setup vm"):
-        vm.find_kernel(**dirs, packages=packages)
+    with pytest.raises(
+        vm_setup.VMError, match=r"6\.1\.0-99-amd64.*vm\.txt pins it.*tools/setup vm"
+    ):
+        vm_setup.find_kernel(**dirs, packages=packages)
 
 
 def test_the_repository_pins_the_kernel_its_archived_runs_were_made_on():
@@ -80,20 +87,24 @@ def test_the_repository_pins_the_kernel_its_archived_runs_were_made_on():
         json.loads(path.read_text())["provenance"]["kernel_release"]
         for path in (REPO_ROOT / "data" / "archive").glob("*/mininet/**/run*.json")
     }
-    assert releases == {vm.pinned_release()}
+    assert releases == {vm_setup.pinned_release()}
 
 
 def test_find_kernel_says_what_is_missing(tmp_path):
     (tmp_path / "boot").mkdir()
-    with pytest.raises(vm.VMError, match=r"packaged kernel.*tools/setup vm"):
-        vm.find_kernel(boot_dir=tmp_path / "boot", modules_dir=tmp_path / "lib", packages=None)
+    with pytest.raises(vm_setup.VMError, match=r"packaged kernel.*tools/setup vm"):
+        vm_setup.find_kernel(
+            boot_dir=tmp_path / "boot", modules_dir=tmp_path / "lib", packages=None
+        )
     make_kernel(tmp_path, "6.1.0-9-amd64")
-    with pytest.raises(vm.VMError, match=r"no kernel .6\.1\.0-99-amd64.*found: 6\.1\.0-9-amd64"):
-        vm.find_kernel("6.1.0-99-amd64", tmp_path / "boot", tmp_path / "lib")
+    with pytest.raises(
+        vm_setup.VMError, match=r"no kernel .6\.1\.0-99-amd64.*found: 6\.1\.0-9-amd64"
+    ):
+        vm_setup.find_kernel("6.1.0-99-amd64", tmp_path / "boot", tmp_path / "lib")
 
 
 def test_vng_command_is_software_emulation_unless_asked(tmp_path):
-    kernel = vm.GuestKernel("6.1.0-9-amd64", tmp_path / "vmlinuz", tmp_path)
+    kernel = vm_setup.GuestKernel("6.1.0-9-amd64", tmp_path / "vmlinuz", tmp_path)
     argv = vm.vng_command(["echo", "a b"], kernel, memory_mb=512, cpus=2, cwd=tmp_path)
     assert argv[argv.index("--exec") + 1] == vm.clocked("echo 'a b'")
     assert "--disable-kvm" in argv and "--force-9p" in argv
@@ -101,12 +112,12 @@ def test_vng_command_is_software_emulation_unless_asked(tmp_path):
     assert "--qemu-opts=-cpu max" in argv
     assert argv[argv.index("--run") + 1] == str(tmp_path / "vmlinuz")
     assert "--disable-kvm" not in vm.vng_command("true", kernel, kvm=True)
-    with pytest.raises(vm.VMError, match="memory_mb"):
+    with pytest.raises(vm_setup.VMError, match="memory_mb"):
         vm.vng_command("true", kernel, memory_mb=64)
 
 
 def test_dilated_time_is_icount_with_one_vcpu(tmp_path, monkeypatch):
-    kernel = vm.GuestKernel("6.1.0-9-amd64", tmp_path / "vmlinuz", tmp_path)
+    kernel = vm_setup.GuestKernel("6.1.0-9-amd64", tmp_path / "vmlinuz", tmp_path)
     argv = vm.vng_command("true", kernel, icount_shift=2)
     assert "--qemu-opts=-cpu max -icount shift=2,sleep=off -rtc clock=vm" in argv
     monkeypatch.setenv(vm.CPU_ENV, "max,-erms,-fsrm")
@@ -115,7 +126,7 @@ def test_dilated_time_is_icount_with_one_vcpu(tmp_path, monkeypatch):
     )
     monkeypatch.delenv(vm.CPU_ENV)
     assert argv[argv.index("--cpus") + 1] == "1"
-    with pytest.raises(vm.VMError, match="one vCPU"):
+    with pytest.raises(vm_setup.VMError, match="one vCPU"):
         vm.vng_command("true", kernel, cpus=2, icount_shift=0)
     # KVM keeps real time and the host's CPU: no icount, no model
     assert not [a for a in vm.vng_command("true", kernel, kvm=True, icount_shift=0)
@@ -128,9 +139,9 @@ def test_dilated_time_is_icount_with_one_vcpu(tmp_path, monkeypatch):
     monkeypatch.setenv(vm.ICOUNT_ENV, "3")
     assert vm.icount_requested() == 3
     monkeypatch.setenv(vm.ICOUNT_ENV, "fast")
-    with pytest.raises(vm.VMError, match="EMUSIM_VM_ICOUNT_SHIFT='fast'"):
+    with pytest.raises(vm_setup.VMError, match="EMUSIM_VM_ICOUNT_SHIFT='fast'"):
         vm.icount_requested()
-    with pytest.raises(vm.VMError, match=r"accepted 0\.\.10"):
+    with pytest.raises(vm_setup.VMError, match=r"accepted 0\.\.10"):
         vm.icount_requested(11)
 
 
@@ -149,7 +160,7 @@ def test_run_in_vm_returns_exit_code_output_and_release():
     result = vm.run_in_vm("uname -r; echo to-stderr >&2; exit 3", timeout_s=600)
     assert result.returncode == 3
     assert result.kernel_release in result.output and "to-stderr" in result.output
-    assert result.kernel_release == vm.find_kernel().release
+    assert result.kernel_release == vm_setup.find_kernel().release
     assert result.kvm is False
     # dilated time: the guest's clock is QEMU's instruction count at 1 GHz
     assert result.clock == "guest-icount" and result.icount_shift == 0

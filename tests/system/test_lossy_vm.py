@@ -17,9 +17,9 @@ from scipy.stats import binom
 from test_lossy_workflow import SCENARIO, TARGETS, readme_entry, snakemake
 from workflow_copy import copy_workflow
 
-from emusim import scenario as sc
-from emusim import variants
 from emusim.backends.mininet.calibration import THROUGHPUT_TOLERANCE
+from emusim.inputs import scenario as sc
+from emusim.inputs import variants
 
 pytestmark = [
     pytest.mark.ns3,

@@ -19,7 +19,7 @@ import pytest
 import yaml
 from workflow_copy import SNAKEMAKE, copy_workflow
 
-from emusim import scenario as sc
+from emusim.inputs import scenario as sc
 
 SCENARIO = "lossy-link"
 README = Path(__file__).resolve().parents[2] / "README.md"

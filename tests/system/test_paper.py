@@ -12,9 +12,8 @@ import pandas as pd
 import pytest
 from workflow_copy import snakemake_quick
 
-from emusim import paper_numbers as pn
-from emusim import paperbuild
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.report import latex_build, macros, shared_numbers
 from emusim.studies.report_2001 import numbers as report_numbers
 
 PAPER_SOURCES = [
@@ -44,21 +43,21 @@ LIMIT_REPORT_BPS = 12_500_000 * 1526 / 1538
     ],
 )
 def test_macro_names_are_letters_only(parts, name):
-    assert pn.macro_name(*parts) == name
+    assert macros.macro_name(*parts) == name
     assert re.fullmatch(r"[A-Za-z]+", name)
 
 
 def test_formats():
-    assert pn.significant(0.11546095551635893) == "0.115"
-    assert pn.significant(0.0019264781936871877) == "0.00193"
-    assert pn.significant(4.110351735684443) == "4.11"
-    assert pn.significant(0.09996) == "0.100"
-    assert pn.significant(float("nan")) == pn.NA
-    assert pn.integer(1_000_000) == r"1\,000\,000"
-    assert pn.integer(2000) == "2000"
-    assert pn.fixed(None, 2) == pn.NA
-    assert pn.point_label("iterations=20000+mode=regular") == "20000 writes, regular dropper"
-    assert pn.point_label("drop_rate=0.01+every_n=100") == "drop rate 0.01, N = 100"
+    assert macros.significant(0.11546095551635893) == "0.115"
+    assert macros.significant(0.0019264781936871877) == "0.00193"
+    assert macros.significant(4.110351735684443) == "4.11"
+    assert macros.significant(0.09996) == "0.100"
+    assert macros.significant(float("nan")) == macros.NA
+    assert macros.integer(1_000_000) == r"1\,000\,000"
+    assert macros.integer(2000) == "2000"
+    assert macros.fixed(None, 2) == macros.NA
+    assert macros.point_label("iterations=20000+mode=regular") == "20000 writes, regular dropper"
+    assert macros.point_label("drop_rate=0.01+every_n=100") == "drop rate 0.01, N = 100"
 
 
 # --- numbers from hand-made result files ---------------------------------------------------------
@@ -87,8 +86,8 @@ def test_baseline_numbers_against_the_line_rate_limit(tmp_path):
     assert out["ThroughputMBpsBaselineTcpHardwareNative"] == "12.375"
     assert out["ElapsedSBaselineTcpHardwareNative"] == "123.32"
     assert out["WritesBaselineTcpHardwareNative"] == r"1\,000\,000"
-    assert out["LineRateFractionBaselineTcpNsThreeNsThreeDefault"] == pn.NA
-    assert out["LineRateFractionBaselineUdpHardwareNative"] == pn.NA
+    assert out["LineRateFractionBaselineTcpNsThreeNsThreeDefault"] == macros.NA
+    assert out["LineRateFractionBaselineUdpHardwareNative"] == macros.NA
     gap_share = 100 * (12_500_000 - LIMIT_REPORT_BPS) / (12_500_000 - 12374712.12)
     assert out["GapShareOfShortfallPercentBaselineTcp"] == f"{gap_share:.0f}" == "78"
 
@@ -106,15 +105,15 @@ def test_comparison_numbers_from_a_summary(tmp_path):
         "random-drop,mininet,linux-2.2,throughput_report_Bps,2,0.41527,0.48,drop_rate=0.02,"
         '"failed: throughput, delay"\n',
     )
-    out = pn.comparison_numbers(summary, ["random-drop", "ping-sweep"], ["linux-2.2"])
+    out = shared_numbers.comparison_numbers(summary, ["random-drop", "ping-sweep"], ["linux-2.2"])
     assert out["RelDiffMedianRandomDropNsThreeLinuxTwoTwoThroughput"] == "0.200"
     assert out["RelDiffMaxRandomDropNsThreeLinuxTwoTwoThroughput"] == "0.300"
     assert out["RelDiffPointOfMaxRandomDropNsThreeLinuxTwoTwoThroughput"] == "drop rate 0.1"
     assert out["RelDiffPointsRandomDropNsThreeLinuxTwoTwoThroughput"] == "2"
     assert out["RelDiffMedianRandomDropMininetLinuxTwoTwoThroughput"] == "0.415"
     assert out["SelfcheckRandomDropMininetLinuxTwoTwo"] == "failed: throughput, delay"
-    assert out["SelfcheckRandomDropNsThreeLinuxTwoTwo"] == pn.NA
-    assert out["RelDiffMedianPingSweepNsThreeLinuxTwoTwoRtt"] == pn.NA
+    assert out["SelfcheckRandomDropNsThreeLinuxTwoTwo"] == macros.NA
+    assert out["RelDiffMedianPingSweepNsThreeLinuxTwoTwoRtt"] == macros.NA
 
 
 def test_delay_numbers(tmp_path):
@@ -140,7 +139,7 @@ def test_delay_numbers(tmp_path):
     assert out["ReportDelayInsideCi"] == "outside"
     assert report_numbers.report_numbers(published)["ReportDelayUs"] == "72"
     empty = report_numbers.delay_numbers(None, published)
-    assert set(empty) == set(out) and empty["FittedDelayUs"] == pn.NA
+    assert set(empty) == set(out) and empty["FittedDelayUs"] == macros.NA
 
 
 def test_ablation_numbers(tmp_path):
@@ -164,9 +163,9 @@ def test_ablation_numbers(tmp_path):
     assert out["AblationWorstParameterRandomDrop"] == "minimum RTO"
     assert out["AblationBestParameterRandomDrop"] == "delayed-ACK timeout"
     assert out["AblationMedianRandomDropBeforeDelayedACKTimeout"] == "0.900"
-    assert out["AblationMedianRandomDropBeforeNoneNsThreeDefault"] == pn.NA
+    assert out["AblationMedianRandomDropBeforeNoneNsThreeDefault"] == macros.NA
     assert out["AblationMaxRandomDropStepMinimumRTO"] == "0.990"
-    assert out["AblationStartMedianRegularDrop"] == pn.NA
+    assert out["AblationStartMedianRegularDrop"] == macros.NA
     assert set(
         report_numbers.ablation_numbers(None, ["random-drop", "regular-drop"], steps)
     ) == set(out)
@@ -201,7 +200,7 @@ def test_trace_numbers(tmp_path):
     assert out["PathologyHardwareMedianS"] == "1.77" and out["PathologyHardwareMaxS"] == "347"
     assert out["TraceRandomDropRate"] == "0.1"
     assert out["TraceRandomDropLinuxTwoTwoRtoWaitPercent"] == f"{100 * 30.09 / 32.37:.0f}"
-    assert out["PathologyNsThreeDefaultElapsedS"] == pn.NA
+    assert out["PathologyNsThreeDefaultElapsedS"] == macros.NA
 
 
 def test_one_in_six_numbers_count_stalls_per_iteration_count():
@@ -235,7 +234,7 @@ def test_one_in_six_numbers_count_stalls_per_iteration_count():
     assert out["OneInSixNsThreeLinuxTwoTwoStalledVsHardware"] == "1"
     assert out["OneInSixHardwareStalledVsHardware"] == "2"
     assert out["OneInSixNsThreeLinuxTwoTwoFastS"] == "2.58"
-    assert out["OneInSixNsThreeNsThreeDefaultRuns"] == pn.NA
+    assert out["OneInSixNsThreeNsThreeDefaultRuns"] == macros.NA
     assert set(report_numbers.one_in_six_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
 
 
@@ -265,8 +264,8 @@ def test_drop_cost_numbers_split_the_gap_into_drops_and_time_per_drop():
     assert out["DropCostNsThreeLinuxTwoTwoPerDropPercent"] == "24.2"
     assert out["DropCostNsThreeLinuxTwoTwoHardwareMsPerDrop"] == "100.0"
     assert out["DropCostNsThreeLinuxTwoTwoMsPerDrop"] == "75.8"
-    assert out["DropCostNsThreeNsThreeDefaultRate"] == pn.NA
-    assert out["DropCostMininetLinuxTwoTwoRate"] == pn.NA
+    assert out["DropCostNsThreeNsThreeDefaultRate"] == macros.NA
+    assert out["DropCostMininetLinuxTwoTwoRate"] == macros.NA
     assert set(report_numbers.drop_cost_numbers(None, ["linux-2.2", "ns3-default"])) == set(out)
 
 
@@ -283,7 +282,7 @@ def test_selfcheck_numbers(tmp_path):
         "regular-drop,mininet,linux-2.2,vm,False,6.1.0,guest-icount,0,6.195,28.992,module,"
         "0.9980,0.95,1.005,True,71.89,75.0,74.0,10.8,True,ok\n",
     )
-    out = pn.selfcheck_numbers(checks)
+    out = shared_numbers.selfcheck_numbers(checks)
     assert out["MininetBatches"] == "2" and out["MininetBatchesFailed"] == "1"
     # four decimals: the tolerance is 0.5 % of line rate
     assert out["MininetLineRateFractionMin"] == "0.5348"
@@ -296,24 +295,26 @@ def test_selfcheck_numbers(tmp_path):
     assert out["MininetClock"].endswith("and in real time under software emulation")
     assert out["MininetStackLatencyMinUs"] == out["MininetStackLatencyMaxUs"] == "6.2"
     assert out["MininetDelayTolerancePercent"] == "5"
-    empty = pn.selfcheck_numbers(None)
-    assert set(empty) == set(out) and set(empty.values()) == {pn.NA}
+    empty = shared_numbers.selfcheck_numbers(None)
+    assert set(empty) == set(out) and set(empty.values()) == {macros.NA}
 
 
 def test_render_is_sorted_and_refuses_bad_names():
-    tex = pn.render({"B": "2", "A": "1"}, {"MininetRan": False}, {"figure": ["f2", "f1"]}, "quick")
+    tex = macros.render(
+        {"B": "2", "A": "1"}, {"MininetRan": False}, {"figure": ["f2", "f1"]}, "quick"
+    )
     lines = tex.splitlines()
     assert lines[1] == r"\newif\ifMininetRan\MininetRanfalse"
     assert lines[2:4] == [r"\newcommand{\A}{1}", r"\newcommand{\B}{2}"]
     assert lines[4:] == [r"\MarkAvailable{figure}{f1}", r"\MarkAvailable{figure}{f2}"]
     with pytest.raises(ValueError, match="letters only"):
-        pn.render({"Median2": "1"}, {}, {}, "quick")
+        macros.render({"Median2": "1"}, {}, {}, "quick")
 
 
 def test_a_macro_has_one_source():
-    assert pn.merge({"A": "1"}, {"B": "2"}) == {"A": "1", "B": "2"}
+    assert macros.merge({"A": "1"}, {"B": "2"}) == {"A": "1", "B": "2"}
     with pytest.raises(ValueError, match="defined twice: A"):
-        pn.merge({"A": "1"}, {"A": "2"})
+        macros.merge({"A": "1"}, {"A": "2"})
 
 
 # --- no result typed into the sources ------------------------------------------------------------
@@ -369,7 +370,7 @@ def stray_digits(text: str) -> list[tuple[int, str]]:
 def test_sources_type_no_result(source):
     assert stray_digits(source.read_text()) == [], (
         f"{source.relative_to(REPO_ROOT)}: digits outside the allow-list; use a macro of "
-        "numbers.tex (emusim.paper_numbers; paper/README.md)"
+        "numbers.tex (emusim.report.macros; paper/README.md)"
     )
 
 
@@ -416,7 +417,7 @@ def test_errors_are_read_from_the_log():
             "Overfull \\hbox (1.0pt too wide) in paragraph at lines 3--4",
         ]
     )
-    assert paperbuild.errors(log) == [
+    assert latex_build.errors(log) == [
         "./paper/sections/delay.tex:12: Undefined control sequence.",
         r"    l.12 ... \FittedDelayUS",
         "Reference `fig:x' on page 3 undefined on input line 5",
@@ -428,8 +429,8 @@ def test_a_latex_error_names_file_and_line(tmp_path, latex_ready):
     tex.write_text(
         "\\documentclass{article}\n\\begin{document}\nok\n\\NoSuchMacro\n\\end{document}\n"
     )
-    with pytest.raises(paperbuild.LatexError) as err:
-        paperbuild.build(tex, tmp_path / "build", [], tmp_path / "latexmk.log")
+    with pytest.raises(latex_build.LatexError) as err:
+        latex_build.build(tex, tmp_path / "build", [], tmp_path / "latexmk.log")
     assert re.search(r"broken\.tex:4: Undefined control sequence", str(err.value))
     assert not (tmp_path / "broken.pdf").exists()  # nothing among the sources
 
@@ -534,26 +535,26 @@ def test_emulation_design_numbers_say_what_is_left_out_and_why():
         "skip": ["lossy-link"],
         "skip_why": {"lossy-link": "its runs would take\n 90 CPU-hours"},
     }
-    out = pn.emulation_design_numbers(design, False)
+    out = shared_numbers.emulation_design_numbers(design, False)
     assert out["MininetDesignRepetitions"] == "3"
     assert out["MininetDesignDeterministic"] == "once"
     assert out["MininetDesignSkipped"] == "lossy-link"
     assert out["MininetDesignSkipWhy"] == "lossy-link: its runs would take 90 CPU-hours"
-    bare = pn.emulation_design_numbers(None, True)
+    bare = shared_numbers.emulation_design_numbers(None, True)
     assert bare["MininetDesignSkipped"] == "none"
     assert bare["MininetDesignSkipWhy"] == "nothing"
     assert bare["MininetDesignDeterministic"] == "as often"
     with pytest.raises(ValueError, match=r"skip or points names \['lossy-link'\] without a"):
-        pn.emulation_design_numbers({"skip": ["lossy-link"]}, False)
+        shared_numbers.emulation_design_numbers({"skip": ["lossy-link"]}, False)
     cells = {
         "points": {"lossy-link": {"delay_ms": 10, "loss": ["0.01", "0.05"]}},
         "skip_why": {"lossy-link": "the other cells would take 90 CPU-hours"},
     }
-    some = pn.emulation_design_numbers(cells, False)
+    some = shared_numbers.emulation_design_numbers(cells, False)
     assert some["MininetDesignSkipped"] == "lossy-link but for delay\\_ms 10, loss 0.01 or 0.05"
     assert some["MininetDesignSkipWhy"] == (
         "lossy-link but for delay\\_ms 10, loss 0.01 or 0.05: the other cells would take 90 "
         "CPU-hours"
     )
     with pytest.raises(ValueError, match=r"points names \['lossy-link'\] without a reason"):
-        pn.emulation_design_numbers({"points": cells["points"]}, False)
+        shared_numbers.emulation_design_numbers({"points": cells["points"]}, False)

@@ -1,7 +1,7 @@
 """Know the cost before it starts, in a real run: Snakemake with the logger plugin `emusim` in a
 copy of the workflow (two jobs of the hardware backend: the ping sweep's table and the delay
-fit), the costs its benchmark files measured kept (`python -m emusim.costs collect`), `emusim
-plan` estimating a rerun from them, and the rerun's progress line from that plan."""
+fit), the costs its benchmark files measured kept (`python -m emusim.planning.costs collect`),
+`emusim plan` estimating a rerun from them, and the rerun's progress line from that plan."""
 
 import csv
 import os
@@ -12,7 +12,7 @@ import sys
 
 from workflow_copy import SNAKEMAKE, copy_workflow
 
-from emusim import costs
+from emusim.planning import costs
 
 TARGET = "scales/quick/results/delay/one_way_delay.json"
 CONFIG = ["--config", "scale=quick", "backends=[hardware]"]
@@ -53,7 +53,7 @@ def test_a_run_says_what_remains_and_keeps_what_it_cost(tmp_path):
     fit = root / TIMING / "delay_fit.tsv"
     assert (root / TIMING / "hardware_reference" / "ping-sweep.tsv").exists() and fit.exists()
 
-    _run(root, sys.executable, "-m", "emusim.costs", "collect", "--scale", "quick")
+    _run(root, sys.executable, "-m", "emusim.planning.costs", "collect", "--scale", "quick")
     kept = costs.read_table(root / "data" / "costs" / "quick.csv")
     assert [(c.rule, c.job) for c in kept] == [
         ("delay_fit", "delay_fit"),

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from workflow_copy import SNAKEMAKE, copy_workflow
 
-from emusim import scenario as sc
+from emusim.inputs import scenario as sc
 from emusim.workloads import udp_flood
 
 pytestmark = [

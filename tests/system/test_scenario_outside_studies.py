@@ -12,7 +12,7 @@ import pytest
 import yaml
 from workflow_copy import SNAKEMAKE, copy_workflow
 
-from emusim.scenario import SCENARIO_DIR
+from emusim.inputs.scenario import SCENARIO_DIR
 
 pytestmark = [pytest.mark.ns3, pytest.mark.slow]
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import scenario as sc
-from emusim import tcptrace
+from emusim.analysis import tcp_events
 from emusim.backends.mininet.tracing import trace_path
+from emusim.inputs import scenario as sc
 
 pytestmark = [
     # CI's tier leaves it out (README, "Tests"): `make test-all` runs it
@@ -57,7 +57,7 @@ def test_the_trace_agrees_with_what_the_run_counted(traced):
     m, facts = run["metrics"], run["provenance"]["mininet"]["trace"]
     assert run["status"] == "ok" and run["provenance"]["clock"] == "guest-icount"
     assert facts["complete"] and facts["overrun"] == 0
-    trace = tcptrace.read(path)
+    trace = tcp_events.read(path)
     tx = trace[trace["event"] == "tx"]
     # every write went out at least once, each data segment sent is a tx (TCP_INFO's
     # tcpi_data_segs_out counts retransmissions too)
@@ -75,7 +75,7 @@ def test_the_trace_agrees_with_what_the_run_counted(traced):
     # RTO firings against TCPTimeouts, recoveries against TCPSackRecovery, drops toward the
     # receiver against netem's count on the lossy egress
     assert (trace["event"] == "timeout").sum() == m["rto_timeouts"]
-    s = tcptrace.summary(trace)
+    s = tcp_events.summary(trace)
     assert s["fast_recoveries"] == m["fast_recoveries"]
     assert s["dropper_drops"] + facts["control_drops"] == m["link_dropped_forward"]
     assert s["retransmissions"] + facts["control_retransmissions"] == m["retransmissions"]

@@ -1,6 +1,6 @@
 """The hardware backend on a virtual testbed, end to end through Snakemake, in the VM.
 
-One VM booting Debian's kernel (emusim.vm) runs tests/support/testbed_guest.py: three network
+One VM booting Debian's kernel (emusim.infra.vm) runs tests/support/testbed_guest.py: three network
 namespaces with their own sshd (netem at 100 Mb/s with the report's delay), the router
 loading the real kernel-dropper/dropper.ko through the preflight (`dropper.load: insmod`), and
 the controller in the VM's root namespace running ``snakemake`` at quick scale with
@@ -25,10 +25,10 @@ import pandas as pd
 import pytest
 from workflow_copy import copy_workflow
 
-from emusim import scenario as sc
-from emusim import vm
 from emusim.backends.mininet.host import module_vermagic
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import vm, vm_setup
+from emusim.inputs import scenario as sc
 
 pytestmark = [
     pytest.mark.vm,
@@ -57,7 +57,7 @@ def guest_result(output: str) -> dict:
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    kernel = vm.find_kernel()
+    kernel = vm_setup.find_kernel()
     module = REPO_ROOT / "kernel-dropper" / "dropper.ko"
 
     if module_vermagic(module) != kernel.release:

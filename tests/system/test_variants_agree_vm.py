@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from ns3_point import run_point
 
-from emusim import scenario, variants
+from emusim.inputs import scenario, variants
 
 pytestmark = [
     pytest.mark.ns3,
@@ -39,7 +39,7 @@ def both_sides() -> list[str]:
     return sorted(
         n
         for n, v in variants.registry().items()
-        if variants.runs_linux_code(v) and v.linux and not v.linux.module_parameters
+        if (v.ns3 is not None and v.ns3.linux_code) and v.linux and not v.linux.module_parameters
     )
 
 

@@ -16,9 +16,10 @@ import pandas as pd
 import pytest
 from workflow_copy import SNAKEMAKE, copy_workflow, snakemake_quick
 
-from emusim import scenario as sc
-from emusim import tcptrace, variants
-from emusim.collect import ARCHIVE_COLUMN
+from emusim.analysis import tcp_events
+from emusim.analysis.collect import ARCHIVE_COLUMN
+from emusim.inputs import scenario as sc
+from emusim.inputs import variants
 from emusim.studies.multiflow import phases as multiflow_phases
 from emusim.studies.report_2001 import analytic
 
@@ -125,9 +126,9 @@ def test_traces_explain_the_timeouts(workdir):
         & summary["point"].str.contains("mode=regular")
     ].iloc[0]
     path = next((out / "traces" / "regular-1in6" / "linux-2.2").glob("*mode=regular/run1.csv.gz"))
-    trace = tcptrace.read(path)
-    slots = tcptrace.dropper_slots(trace, every_n=6)
-    series = tcptrace.timeouts(trace)
+    trace = tcp_events.read(path)
+    slots = tcp_events.dropper_slots(trace, every_n=6)
+    series = tcp_events.timeouts(trace)
     assert row["timeout_series"] == len(series) >= 1
     # A timeout series that follows a lost retransmission: the retransmission was the
     # dropper's (its N-th packet), and the head's next transmission is the timeout's.
@@ -143,7 +144,7 @@ def test_traces_explain_the_timeouts(workdir):
         before = slots[(slots["segment"] == seg) & (slots["t_s"] < t)]
         assert t - before["t_s"].iloc[-1] >= 0.19
     gaps = np.diff(slots["t_s"].to_numpy())
-    waits = gaps[gaps > tcptrace.RTO_GAP_S]
+    waits = gaps[gaps > tcp_events.RTO_GAP_S]
     assert len(waits) == row["rto_waits"] >= row["timeout_series"]
     assert waits.sum() == pytest.approx(row["rto_wait_s"])
 
@@ -291,7 +292,7 @@ def test_an_archived_run_is_restored_only_for_its_own_command(workdir):
 
     def archive(*args):
         return subprocess.run(
-            [sys.executable, "-m", "emusim.archive", *args],
+            [sys.executable, "-m", "emusim.infra.archive", *args],
             cwd=workdir,
             env=env,
             capture_output=True,

@@ -13,8 +13,8 @@ import pytest
 from scipy.stats import binom
 from workflow_copy import SNAKEMAKE, copy_workflow
 
-from emusim import scenario as sc
 from emusim.backends.mininet import selfcheck
+from emusim.inputs import scenario as sc
 
 pytestmark = [
     pytest.mark.ns3,

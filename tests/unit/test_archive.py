@@ -1,11 +1,11 @@
 """The run archive keeps a finished run with its cost and gives it back only to the command that
-made it (emusim.archive; docs/archive.md)."""
+made it (emusim.infra.archive; docs/archive.md)."""
 
 import json
 
 import pytest
 
-from emusim import archive, code_identity, runjson
+from emusim.infra import archive, code_identity, runjson
 
 COMMAND = ["build/ns3/multiflow", "--durationS=300", "--seed=7595477", "--run=1"]
 RELATIVE = "ns3/multiflow-dynamic-i/linux-6.1-wan/variant=fast/run1.json"
@@ -24,7 +24,7 @@ def _run(status="ok", revision="4306763", command=COMMAND):
             "git_revision": revision,
             "scale": "paper",
             "command": command,
-            # made by this checkout's code (emusim.code_identity)
+            # made by this checkout's code (emusim.infra.code_identity)
             "code_identity": code_identity.current("ns3")["digest"],
         },
     }
@@ -130,8 +130,8 @@ def test_a_broken_archive_file_is_named(tmp_path):
 def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
     import pandas as pd
 
-    from emusim import paper_numbers as pn
-    from emusim.collect import ARCHIVE_COLUMN
+    from emusim.analysis.collect import ARCHIVE_COLUMN
+    from emusim.report import shared_numbers
 
     def rows(scenario, backend, rep, revision=None, echoes=1):
         return [
@@ -153,20 +153,20 @@ def test_the_paper_counts_restored_runs_once_each_with_their_revisions():
         + rows("multiflow-buffer", "ns3", 1, "6bcd8ad0123")
         + rows("random-drop", "hardware", 1)  # not a run the archive could hold
     )
-    numbers = pn.archive_numbers(runs)
+    numbers = shared_numbers.archive_numbers(runs)
     assert numbers["RunsMade"] == "5" and numbers["RunsRestored"] == "3"
     assert numbers["RunsRestoredFrom"] == (
         " (lossy-link: 2, multiflow-buffer: 1; made at git revisions 6bcd8ad, 915128b)"
     )
     # a table of runs all made now has no archive column, and the sentence no parenthesis
-    none = pn.archive_numbers(runs.drop(columns=ARCHIVE_COLUMN))
+    none = shared_numbers.archive_numbers(runs.drop(columns=ARCHIVE_COLUMN))
     assert none == {"RunsMade": "5", "RunsRestored": "none", "RunsRestoredFrom": ""}
-    assert pn.archive_numbers(None)["RunsMade"] == "0"
+    assert shared_numbers.archive_numbers(None)["RunsMade"] == "0"
 
 
 def test_add_refuses_a_run_made_by_other_code(tmp_path):
     """A run is kept only with the code that made it: one whose code identity is not this
-    checkout's (emusim.code_identity) is refused, naming both."""
+    checkout's (emusim.infra.code_identity) is refused, naming both."""
     run = _run()
     run["provenance"]["code_identity"] = "0123456789abcdef"
     made = _write(tmp_path / "results" / RELATIVE, run)

@@ -8,8 +8,8 @@ import sys
 
 from test_cli import REPO, _env, _rows, emusim
 
-from emusim import costs
 from emusim.cli import plan
+from emusim.planning import costs
 
 
 def test_the_table_counts_each_rules_jobs_by_how_their_cost_is_known():
@@ -97,8 +97,8 @@ def test_plan_lists_what_snakemake_would_run_at_quick_scale(tmp_path):
     }
     assert int(rows["total"][1]) == expected["total"]
     assert re.match(rf"scale quick, all: {expected['total']} jobs to run; ", header)
-    # every job that costs something keeps its cost where emusim.costs reads it: a benchmark
-    # file in its rule's timing folder
+    # every job that costs something keeps its cost where emusim.planning.costs reads it: a
+    # benchmark file in its rule's timing folder
     listed = json.loads(saved.read_text())
     assert listed["scale"] == "quick"
     for job in listed["jobs"]:

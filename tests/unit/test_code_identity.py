@@ -1,5 +1,5 @@
 """A kept run is restored only by the code that made it: the code's identity moves with what the
-code does, not with how it reads or where it lives (emusim.code_identity; docs/archive.md)."""
+code does, not with how it reads or where it lives (emusim.infra.code_identity; docs/archive.md)."""
 
 import json
 import shutil
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from emusim import code_identity as ci
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import code_digest
+from emusim.infra import code_identity as ci
 
 MODULE = '''"""A module."""
 import os
@@ -35,7 +36,7 @@ class C:
 
 
 def _digests(source: str) -> list[str]:
-    return sorted(u.digest for u in ci.python_units(source.encode(), "src/emusim/m.py"))
+    return sorted(u.digest for u in code_digest.python_units(source.encode(), "src/emusim/m.py"))
 
 
 @pytest.mark.parametrize(
@@ -197,7 +198,7 @@ def test_a_one_line_change_to_a_model_or_the_executor_is_seen(tmp_path):
 
 def test_archive_status_lists_the_runs_a_model_change_makes_stale(tmp_path):
     """The acceptance of issue 54: a one-line change to an ns-3 model source makes the kept
-    ns-3 runs stale (not restored: emusim.archive.matches; listed by `archive status`), and
+    ns-3 runs stale (not restored: emusim.infra.archive.matches; listed by `archive status`), and
     leaves the emulated ones as they were."""
     root = _copy_of_checkout(tmp_path / "checkout")
     archive_dir = tmp_path / "archive"
@@ -216,7 +217,7 @@ def test_archive_status_lists_the_runs_a_model_change_makes_stale(tmp_path):
 
     def status():
         proc = subprocess.run(
-            [sys.executable, "-m", "emusim.archive", "status", "--archive", str(archive_dir)],
+            [sys.executable, "-m", "emusim.infra.archive", "status", "--archive", str(archive_dir)],
             env=env,
             capture_output=True,
             text=True,
@@ -236,7 +237,7 @@ def test_archive_status_lists_the_runs_a_model_change_makes_stale(tmp_path):
 def _identity(backend: str, env: dict, archive_dir: Path) -> str:
     """The copy's code identity, its manifest kept in `archive_dir`, as `archive add` keeps it."""
     script = (
-        "import sys; from pathlib import Path; from emusim import code_identity as ci; "
+        "import sys; from pathlib import Path; from emusim.infra import code_identity as ci; "
         f"m = ci.current({backend!r}); ci.write_manifest(Path(sys.argv[1]), m); print(m['digest'])"
     )
     proc = subprocess.run(
@@ -260,3 +261,20 @@ def test_every_kept_run_names_a_kept_manifest():
         digest = json.loads(path.read_text())["provenance"].get("code_identity")
         assert digest, f"{path}: no provenance.code_identity"
         assert ci.manifest_path(archive_dir, digest).exists(), f"{path}: no manifest {digest}"
+
+
+def test_a_moved_module_keeps_the_digest_of_a_definition_that_imports_it():
+    # the layers of issue 56 moved emusim.variants to emusim.inputs.variants and
+    # emusim.runjson to emusim.infra.runjson: an import inside a definition names the module
+    # it imports, and is digested with the name it had when the kept runs were made
+    before = (
+        "def f():\n    from emusim import variants as v\n"
+        "    from emusim.runjson import write_atomically\n    return v.get, write_atomically\n"
+    )
+    after = before.replace("from emusim import variants", "from emusim.inputs import variants")
+    after = after.replace("from emusim.runjson", "from emusim.infra.runjson")
+    digest = [u.digest for u in code_digest.python_units(before.encode(), "m.py")]
+    assert [u.digest for u in code_digest.python_units(after.encode(), "m.py")] == digest
+    # another module's import is another definition
+    other = before.replace("from emusim import variants", "from emusim import scenario")
+    assert [u.digest for u in code_digest.python_units(other.encode(), "m.py")] != digest

@@ -1,4 +1,4 @@
-"""emusim.compare against hand-worked relative differences."""
+"""emusim.analysis.compare against hand-worked relative differences."""
 
 import logging
 import math
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from emusim import compare
+from emusim.analysis import compare
 
 
 def stats_rows(backend, profile, means, metric="throughput_report_Bps", scenario="s"):
@@ -47,7 +47,7 @@ def test_rel_diff_hand_examples():
 
 
 def test_compare_pairs_points_per_backend_and_profile(table, caplog):
-    with caplog.at_level(logging.WARNING, logger="emusim.compare"):
+    with caplog.at_level(logging.WARNING, logger="emusim.analysis.compare"):
         out = compare.compare(table, ["throughput_report_Bps"])
     assert list(out.columns) == list(compare.COMPARE_COLS)
     got = list(out[["profile", "point", "exp", "sim"]].itertuples(index=False, name=None))

@@ -1,5 +1,5 @@
-"""What the study's jobs cost (emusim.costs): Snakemake's benchmark files gathered into the kept
-table, the kept runs' costs, and a planned job's estimate, each against numbers worked out by
+"""What the study's jobs cost (emusim.planning.costs): Snakemake's benchmark files gathered into the
+kept table, the kept runs' costs, and a planned job's estimate, each against numbers worked out by
 hand from hand-written files."""
 
 import json
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from emusim import costs, paths
+from emusim.core import paths
+from emusim.planning import costs
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 # 1 December 2026, 10:00:00 UTC

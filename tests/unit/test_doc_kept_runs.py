@@ -1,14 +1,14 @@
 """docs/archive.md's table of kept runs says what data/archive holds: per scale, backend and
-scenario, as many kept runs as the archive's own listing (emusim.archive.kept_runs) finds, and
-no row more or less. The fresh/stale split is left to `python -m emusim.archive status`: it
+scenario, as many kept runs as the archive's own listing (emusim.infra.archive.kept_runs) finds, and
+no row more or less. The fresh/stale split is left to `python -m emusim.infra.archive status`: it
 changes with every change of the code the runs were made by."""
 
 import json
 import re
 from collections import Counter
 
-from emusim import archive
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import archive
 
 DOC = REPO_ROOT / "docs" / "archive.md"
 HEADER = "| scale | backend | scenario | kept runs |"
@@ -32,7 +32,7 @@ def _doc_table() -> dict[tuple[str, str, str], int]:
 
 def _archive_table() -> dict[tuple[str, str, str], int]:
     """The same counted from the archive: each kept run's scale (its directory) and its own
-    backend and scenario, as `emusim.archive status` groups them."""
+    backend and scenario, as `emusim.infra.archive status` groups them."""
     root = REPO_ROOT / archive.ARCHIVE_DIR
     counts: Counter = Counter()
     for path in archive.kept_runs(root):

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 MAX_LINES = 3133
 """docs/*.md and README.md together: half of their 6 267 lines before they became reference."""

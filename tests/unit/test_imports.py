@@ -7,7 +7,7 @@ import importlib.util
 import re
 import subprocess
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 
 def _imports() -> list[tuple[str, int, str, str | None]]:

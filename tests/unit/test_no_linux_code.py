@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 TARBALL = Path("/usr/src/linux-source-6.1.tar.xz")
 SHIM = REPO_ROOT / "sim" / "ns3" / "linux" / "shim"

@@ -1,4 +1,4 @@
-"""The workflow's progress line (emusim.progress) and the logger plugin that prints it
+"""The workflow's progress line (emusim.planning.progress) and the logger plugin that prints it
 (snakemake_logger_plugin_emusim), fed the events Snakemake logs, against what remains worked
 out by hand."""
 
@@ -10,7 +10,7 @@ from snakemake.logging import DefaultFormatter
 from snakemake_interface_logger_plugins.common import LogEvent
 
 import snakemake_logger_plugin_emusim as plugin
-from emusim import costs, progress
+from emusim.planning import costs, progress
 
 TIMING = "scales/quick/logs/timing"
 

@@ -21,11 +21,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from emusim import profiles, runjson
-from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
 from emusim.backends.ns3 import model_run
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import runjson
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles
 
 FIXTURES = Path(__file__).parents[1] / "data" / "runs"
 FIXTURE_FILES = sorted(FIXTURES.glob("*.json"))
@@ -245,7 +246,7 @@ def test_every_ns3_programs_runs_are_valid(ns3_programs, tmp_path, name, point_i
     s = sc.load(name, "quick")
     point = s.point(point_id)
     program = str(ns3_programs / ns3.program_name(s))
-    cmd = ns3.command(program, s, point, profiles.get(profile), 1, DELAY_US)
+    cmd = ns3.command(program, s, point, tcp_profiles.get(profile), 1, DELAY_US)
     for key, value in overrides.items():
         cmd = [a for a in cmd if not a.startswith(f"--{key}=")] + [f"--{key}={value}"]
     out = tmp_path / "run1.json"
@@ -283,7 +284,7 @@ def test_an_ns3_model_run_is_valid(ns3_programs, tmp_path):
 
 def test_every_archived_run_is_valid_where_the_workflow_would_write_it():
     """A kept run is restored as it is: it must be a valid run JSON, at the path of its own
-    backend, scenario, profile, point and repetition (emusim.archive.archive_path)."""
+    backend, scenario, profile, point and repetition (emusim.infra.archive.archive_path)."""
     kept = sorted(ARCHIVE.glob("*/*/*/*/*/run*.json"))
     for path in kept:
         run = _load(path)
@@ -382,7 +383,7 @@ def test_the_wrapper_writes_no_file_for_a_bad_run(tmp_path, capsys):
 
 
 def test_a_marked_fraction_is_the_marks_over_the_packets_that_reached_the_queue():
-    from emusim.collect import with_ratios
+    from emusim.analysis.collect import with_ratios
 
     # 36 of 1 200 packets marked: 0.03, by hand
     got = with_ratios({"link_ce_marks_forward": 36, "link_packets_forward": 1200, "x": 1})

@@ -3,7 +3,9 @@
 import json
 import sys
 
-from emusim import collect, runjson, scenario
+from emusim.analysis import collect
+from emusim.infra import runjson
+from emusim.inputs import scenario
 
 
 def _meta(point="drop_rate=0.004", rep=1):

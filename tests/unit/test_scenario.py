@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import profiles, scenario
-from emusim.scenario import ScenarioError
+from emusim.inputs import scenario, tcp_profiles
+from emusim.inputs.scenario import ScenarioError
 
-KNOWN_PROFILES = set(profiles.registry())
+KNOWN_PROFILES = set(tcp_profiles.registry())
 
 
 def test_every_scenario_loads_at_both_scales():

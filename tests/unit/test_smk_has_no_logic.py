@@ -20,7 +20,7 @@ import snakemake.api  # noqa: F401  (imports snakemake.workflow in an order that
 from snakemake import parser
 from snakemake.sourcecache import LocalSourceFile
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 SMK_FILES = [REPO_ROOT / "Snakefile", *sorted((REPO_ROOT / "workflow").rglob("*.smk"))]
 

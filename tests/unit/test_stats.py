@@ -1,4 +1,4 @@
-"""emusim.stats against hand-worked examples and the report's printed tables."""
+"""emusim.analysis.stats against hand-worked examples and the report's printed tables."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from emusim import stats
+from emusim.analysis import stats
 
 # Table 4.1, drop rate 0.000 and 0.004: elapsed time (s) of the ten runs, 100 000 writes each.
 TABLE_4_1 = {
@@ -226,7 +226,7 @@ def test_equal_values_have_exactly_zero_spread():
 
 
 def test_the_archive_column_is_never_a_metric():
-    from emusim.collect import ARCHIVE_COLUMN
+    from emusim.analysis.collect import ARCHIVE_COLUMN
 
     # a revision of digits only would read back from CSV as a number
     runs = pd.DataFrame(

@@ -9,9 +9,9 @@ import sys
 import pytest
 import yaml
 
-from emusim import scenario as sc
 from emusim import studies
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario as sc
 
 PACKAGES_IN_ORDER = ["report_2001", "lossy_link", "ecn_marking", "multiflow", "router_forwarding"]
 PACKAGES = sorted(

@@ -1,9 +1,13 @@
-"""emusim.tables: the three formats carry the same values; builders lay out the statistics."""
+"""emusim.analysis.tables: the three formats carry the same values; builders lay out the
+statistics."""
 
 import pandas as pd
 import pytest
 
-from emusim import stats, tables
+from emusim import workloads
+from emusim.analysis import stats, tables
+
+ELAPSED = workloads.get("tcp-blast").table_columns
 
 
 @pytest.fixture
@@ -67,7 +71,7 @@ def test_format_cell():
 
 
 def test_elapsed_table_side_by_side(stats_table, tmp_path):
-    table = tables.elapsed_table(stats_table)
+    table = tables.side_by_side(stats_table, ELAPSED, x_cols=["drop_rate"])
     assert list(table.columns) == [
         ("", "drop_rate"),
         ("hardware (p)", "AVG (s)"), ("hardware (p)", "SD (s)"), ("hardware (p)", "MAD (s)"),
@@ -101,7 +105,7 @@ def test_elapsed_table_side_by_side(stats_table, tmp_path):
 
 
 def test_elapsed_table_selects_backends(stats_table):
-    table = tables.elapsed_table(stats_table, backends=["ns3"])
+    table = tables.side_by_side(stats_table, ELAPSED, backends=["ns3"])
     assert {top for top, _ in table.columns} == {"", "ns3 (p)"}
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import profiles, variants
-from emusim import scenario as sc
 from emusim.backends.ns3 import build as ns3build
-from emusim.scenario import ScenarioError
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles, variants
+from emusim.inputs.scenario import ScenarioError
 
 REGISTRY = variants.registry()
 
@@ -36,7 +36,9 @@ def test_the_registry_holds_what_each_side_ships():
     assert both >= BOTH
     assert {n for n, v in REGISTRY.items() if v.ns3 and not v.linux} >= NS3_ONLY | NS3_MODELS
     assert all(v.ns3 or v.linux for v in REGISTRY.values())
-    assert {n for n, v in REGISTRY.items() if variants.runs_linux_code(v)} >= LINUX_CODE
+    assert {
+        n for n, v in REGISTRY.items() if (v.ns3 is not None and v.ns3.linux_code)
+    } >= LINUX_CODE
     # each model names the Linux variant whose name it carries
     assert {n: REGISTRY[n].models for n in NS3_MODELS} == {n: n[4:] for n in NS3_MODELS}
 
@@ -51,7 +53,7 @@ def _cmake_modules() -> set[str]:
 def test_every_linux_code_variant_is_a_module_the_ns3_build_compiles():
     compiled = _cmake_modules()
     for name, v in REGISTRY.items():
-        if variants.runs_linux_code(v) and v.linux.module is not None:
+        if (v.ns3 is not None and v.ns3.linux_code) and v.linux.module is not None:
             assert v.linux.module.removeprefix("tcp_") in compiled, (name, v.linux.module)
 
 
@@ -63,7 +65,7 @@ def test_linux_code_variants_name_what_the_modules_register():
     # the module's own struct tcp_congestion_ops, in the source the build took from Debian's
     # package: its .name is the variant's congestion_control, TCP_CONG_NEEDS_ECN its `ecn`
     for name, v in REGISTRY.items():
-        if not variants.runs_linux_code(v) or v.linux.module is None:
+        if not (v.ns3 is not None and v.ns3.linux_code) or v.linux.module is None:
             continue
         source = (LINUX_TREE / f"{v.linux.module}.c").read_text()
         registered = re.findall(r'\.name\s*=\s*"([a-z0-9_-]+)"', source)
@@ -99,7 +101,7 @@ def test_every_linux_module_is_in_debians_kernel():
 
 
 def test_a_variant_replaces_the_profiles_congestion_control_only():
-    base = profiles.get("linux-2.2").ns3_attributes()
+    base = tcp_profiles.get("linux-2.2").ns3_attributes()
     attrs = variants.ns3_attributes(base, REGISTRY["ns3-htcp"])
     assert attrs[variants.SOCKET_TYPE] == "ns3::TcpHtcp"
     assert {k: v for k, v in attrs.items() if k != variants.SOCKET_TYPE} == {
@@ -107,7 +109,7 @@ def test_a_variant_replaces_the_profiles_congestion_control_only():
     }
     # Linux's own module: ns-3's class that runs it, the algorithm by name; linux-6.1's own
     # cubic is replaced, its socket (TcpLinuxSocket) kept
-    base = profiles.get("linux-6.1").ns3_attributes()
+    base = tcp_profiles.get("linux-6.1").ns3_attributes()
     attrs = variants.ns3_attributes(base, REGISTRY["htcp"])
     assert attrs[variants.SOCKET_TYPE] == "ns3::TcpLinuxCongestion"
     assert attrs[variants.LINUX_CC_ALGORITHM] == "htcp"
@@ -119,7 +121,7 @@ def test_a_variant_replaces_the_profiles_congestion_control_only():
     assert variants.LINUX_CC_ALGORITHM not in attrs
     # ns3-default sets no SocketType (ns-3's default, TcpCubic): the variant's is added
     attrs = variants.ns3_attributes(
-        profiles.get("ns3-default").ns3_attributes(), REGISTRY["ns3-bbr"]
+        tcp_profiles.get("ns3-default").ns3_attributes(), REGISTRY["ns3-bbr"]
     )
     assert attrs[variants.SOCKET_TYPE] == "ns3::TcpBbr"
     assert attrs["ns3::TcpSocketState::EnablePacing"] == "true"
@@ -190,7 +192,7 @@ def test_a_variant_entered_twice_is_refused(tmp_path):
 
 
 def test_lossy_link_sweeps_every_variant_in_registry_order():
-    paper = sc.load("lossy-link", "paper", set(profiles.registry()))
+    paper = sc.load("lossy-link", "paper", set(tcp_profiles.registry()))
     # 4 delays x 5 loss rates x every variant
     assert len(paper.points) == 4 * 5 * len(REGISTRY)
     assert paper.axes == ["delay_ms", "loss", "variant"]
@@ -247,7 +249,7 @@ def test_the_papers_registry_sentence_reads_right_when_a_group_is_empty():
     shared algorithm as Linux's code and nothing on one side only, no macro is n/a."""
     from types import SimpleNamespace as V
 
-    from emusim.paper_numbers import variant_registry_numbers
+    from emusim.report.shared_numbers import variant_registry_numbers
 
     code, klass = V(linux_code=True), V(linux_code=False)
     every = {"reno": V(ns3=code, linux=1, models=None), "bbr": V(ns3=code, linux=1, models=None)}

@@ -1,4 +1,4 @@
-"""The VM's limit (emusim.vm._Limit): wall seconds in real time; in dilated time CPU seconds,
+"""The VM's limit (emusim.infra.vm._Limit): wall seconds in real time; in dilated time CPU seconds,
 which a loaded host does not inflate, with a wall backstop for a VM that stalls idle. Real
 processes stand in for the VM: the limit only reads a process group's CPU time and stops it."""
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from emusim import vm
+from emusim.infra import vm
 
 BURN = [sys.executable, "-c", "while True: pass"]
 IDLE = [sys.executable, "-c", "import time; time.sleep(60)"]

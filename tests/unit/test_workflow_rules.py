@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from emusim import studies
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 STUDY_RULES_DIR = REPO_ROOT / "workflow" / "rules" / "studies"
 SLURM_PROFILE = REPO_ROOT / "workflow" / "profiles" / "slurm" / "config.yaml"

@@ -3,8 +3,8 @@ program and its comparisons, against expectations worked out by hand."""
 
 import pytest
 
-from emusim import scenario as sc
 from emusim import workloads
+from emusim.inputs import scenario as sc
 
 
 def test_every_kind_is_found_by_its_name():

@@ -7,7 +7,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from emusim import pipeline
-from emusim import scenario as sc
+from emusim.inputs import scenario as sc
 
 validate(config, "../schemas/config.schema.yaml")
 

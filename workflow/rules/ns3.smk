@@ -41,7 +41,7 @@ rule ns3_run:
     params:
         run=_ns3_run,
     shell:
-        "python -m emusim.runjson --meta {params.run[meta]:q} --out {output:q}"
+        "python -m emusim.infra.runjson --meta {params.run[meta]:q} --out {output:q}"
         " -- {params.run[cmd]:q} 2> {log:q}"
 
 
@@ -60,7 +60,7 @@ rule ns3_restore:
     conda:
         "../envs/emusim.yaml"
     shell:
-        "python -m emusim.archive restore {input:q} {output:q} 2> {log:q}"
+        "python -m emusim.infra.archive restore {input:q} {output:q} 2> {log:q}"
 
 
 rule ns3_collect:

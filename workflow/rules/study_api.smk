@@ -3,6 +3,6 @@
 # and the paper read what they registered, and name no study. STUDY_API is all of the workflow
 # a study's rules file sees (studies.smk includes them).
 
-# A scenario no study presents gets the generic figure (emusim.plots_scenario).
+# A scenario no study presents gets the generic figure (emusim.analysis.plots_scenario).
 pipeline.studies.add_scenario_figures(SETUP)
 STUDY_API = pipeline.studies.api(SETUP)

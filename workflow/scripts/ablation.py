@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from emusim import profiles as tcp_profiles
-from emusim import script_log
-from emusim.collect import read_runs, tidy
+from emusim.analysis.collect import read_runs, tidy
+from emusim.core import script_log
+from emusim.inputs import tcp_profiles
 from emusim.studies.report_2001 import ablation
 
 log = script_log.setup(snakemake)  # noqa: F821

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from emusim import profiles as tcp_profiles
-from emusim import script_log
+from emusim.core import script_log
+from emusim.inputs import tcp_profiles
 from emusim.studies.report_2001 import analytic
 
 log = script_log.setup(snakemake)  # noqa: F821

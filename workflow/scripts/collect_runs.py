@@ -1,7 +1,7 @@
 """Rule ns3_collect: a backend's run JSONs to its tidy per-run table."""
 
-from emusim import script_log
-from emusim.collect import read_runs, tidy
+from emusim.analysis.collect import read_runs, tidy
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 for point, why in getattr(snakemake.params, "skipped", {}).items():  # noqa: F821

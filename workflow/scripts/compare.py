@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from emusim import script_log
+from emusim.analysis.compare import compare, unmatched_points
 from emusim.backends.mininet import selfcheck
-from emusim.compare import compare, unmatched_points
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 stats = pd.read_csv(snakemake.input.stats)  # noqa: F821

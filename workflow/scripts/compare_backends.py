@@ -6,10 +6,11 @@ the scenario's design is a row; one a backend did not run says why in `status`.
 
 import pandas as pd
 
-from emusim import script_log, variants
+from emusim.analysis.collect import RATIOS
+from emusim.analysis.compare import compare_backends, design_cells, run_statuses
 from emusim.backends.mininet import selfcheck
-from emusim.collect import RATIOS
-from emusim.compare import compare_backends, design_cells, run_statuses
+from emusim.core import script_log
+from emusim.inputs import variants
 
 log = script_log.setup(snakemake)  # noqa: F821
 inp, params = snakemake.input, snakemake.params  # noqa: F821
@@ -28,7 +29,7 @@ verdicts = selfcheck.verdicts(inp.batches)
 # ns-3's own model of a Linux variant (ns3-cubic) against the emulation's runs of that variant
 stand_ins = variants.stand_in_points(scenario.points)
 # the workload's metrics and the tidy tables' ratios (a queue's marked fraction): of these,
-# what both backends report (emusim.compare.shared_metrics)
+# what both backends report (emusim.analysis.compare.shared_metrics)
 metrics = [*params.metrics, *RATIOS]
 table = compare_backends(
     stats, points, metrics, "mininet", "ns3", skipped, statuses, verdicts, stand_ins

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log, tables
+from emusim.analysis import tables
+from emusim.core import script_log
 from emusim.studies.report_2001 import decomposition
 
 log = script_log.setup(snakemake)  # noqa: F821

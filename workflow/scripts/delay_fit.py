@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log
-from emusim.delay import fit_report
-from emusim.runjson import write_atomically
+from emusim.core import script_log
+from emusim.infra.runjson import write_atomically
+from emusim.inputs.delay import fit_report
 
 log = script_log.setup(snakemake)  # noqa: F821
 pings = pd.read_csv(snakemake.input[0])  # noqa: F821

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log, tables
+from emusim.analysis import tables
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 result = json.loads(Path(snakemake.input[0]).read_text())  # noqa: F821

@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import plots_scenario, script_log, studies
+from emusim import studies
+from emusim.analysis import plots_scenario
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 params = snakemake.params  # noqa: F821

@@ -2,13 +2,14 @@
 
 from pathlib import Path
 
-from emusim import plots_selfcheck, script_log, tables
+from emusim.analysis import plots_selfcheck, tables
 from emusim.backends.mininet import selfcheck
 from emusim.backends.mininet.calibration import (
     DELAY_TOLERANCE_REL,
     DELAY_TOLERANCE_US,
     THROUGHPUT_TOLERANCE,
 )
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 checks = selfcheck.table(snakemake.input)  # noqa: F821

@@ -3,8 +3,9 @@ paper's."""
 
 from pathlib import Path
 
-from emusim import script_log, tables
-from emusim.collect import read_runs
+from emusim.analysis import tables
+from emusim.analysis.collect import read_runs
+from emusim.core import script_log
 from emusim.studies.multiflow import phases as multiflow
 
 log = script_log.setup(snakemake)  # noqa: F821

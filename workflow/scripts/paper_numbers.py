@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import paper_numbers as pn
-from emusim import profiles, script_log, studies, variants
-from emusim.collect import ARCHIVE_COLUMN
+from emusim import studies
+from emusim.analysis.collect import ARCHIVE_COLUMN
+from emusim.core import script_log
+from emusim.inputs import tcp_profiles, variants
+from emusim.report import macros, shared_numbers
 
 log = script_log.setup(snakemake)  # noqa: F821
 inp, params, out = snakemake.input, snakemake.params, snakemake.output  # noqa: F821
@@ -51,8 +53,8 @@ def path(name: str) -> str | None:
 stats = {n: table(f"stats_{n}") for n in params.scenarios}
 
 
-def study_inputs(study_params: dict) -> pn.PaperInputs:
-    return pn.PaperInputs(
+def study_inputs(study_params: dict) -> macros.PaperInputs:
+    return macros.PaperInputs(
         table=table,
         read_json=read_json,
         runs=runs,
@@ -65,18 +67,18 @@ def study_inputs(study_params: dict) -> pn.PaperInputs:
     )
 
 
-numbers = pn.merge(
-    pn.constant_numbers(),
-    pn.testbed_numbers(pd.read_csv(inp.hosts)),
-    pn.profile_numbers(profiles.registry(Path(inp.profiles))),
-    pn.sweep_numbers(stats, params.scenarios),
-    pn.comparison_numbers(table("summary"), params.scenarios, params.profiles),
-    pn.selfcheck_numbers(table("selfcheck")),
-    pn.emulation_design_numbers(params.emulation_design, params.repeat_deterministic),
-    pn.archive_numbers(runs("run_tables")),
-    pn.audit_numbers(read_json("audit")),
-    {"Scale": pn.text(params.scale), "BackendsRun": pn.text(", ".join(params.backends))},
-    pn.variant_registry_numbers(variants.registry(Path(inp.variants))),
+numbers = macros.merge(
+    shared_numbers.constant_numbers(),
+    shared_numbers.testbed_numbers(pd.read_csv(inp.hosts)),
+    shared_numbers.profile_numbers(tcp_profiles.registry(Path(inp.profiles))),
+    shared_numbers.sweep_numbers(stats, params.scenarios),
+    shared_numbers.comparison_numbers(table("summary"), params.scenarios, params.profiles),
+    shared_numbers.selfcheck_numbers(table("selfcheck")),
+    shared_numbers.emulation_design_numbers(params.emulation_design, params.repeat_deterministic),
+    shared_numbers.archive_numbers(runs("run_tables")),
+    shared_numbers.audit_numbers(read_json("audit")),
+    {"Scale": macros.text(params.scale), "BackendsRun": macros.text(", ".join(params.backends))},
+    shared_numbers.variant_registry_numbers(variants.registry(Path(inp.variants))),
     # each study's own (emusim.studies: its numbers.paper_numbers), in the paper's order
     *(
         studies.get(name).paper_numbers(study_inputs(study_params))
@@ -84,16 +86,16 @@ numbers = pn.merge(
     ),
 )
 Path(out.numbers).write_text(
-    pn.render(numbers, params.switches, params.available, params.scale), encoding="utf-8"
+    macros.render(numbers, params.switches, params.available, params.scale), encoding="utf-8"
 )
 Path(out.paths).write_text(
-    pn.render_paths(params.figures_dir, params.tables_dir, str(Path(out.paths).parent)),
+    macros.render_paths(params.figures_dir, params.tables_dir, str(Path(out.paths).parent)),
     encoding="utf-8",
 )
-Path(out.scenarios).write_text(pn.render_scenario_appendix(params.unclaimed), encoding="utf-8")
+Path(out.scenarios).write_text(macros.render_scenario_appendix(params.unclaimed), encoding="utf-8")
 Path(out.studies).write_text(
-    pn.render_study_sections([studies.get(name).section for name in params.studies]),
+    macros.render_study_sections([studies.get(name).section for name in params.studies]),
     encoding="utf-8",
 )
-na = sorted(k for k, v in numbers.items() if v == pn.NA)
+na = sorted(k for k, v in numbers.items() if v == macros.NA)
 log.info("%d numbers, %d of them n/a at this scale", len(numbers), len(na))

@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import profiles, script_log, tables
+from emusim.analysis import tables
+from emusim.core import script_log
+from emusim.inputs import tcp_profiles
 
 log = script_log.setup(snakemake)  # noqa: F821
 rows = [
@@ -16,7 +18,7 @@ rows = [
         "source": p.source,
         "checked": p.checked,
     }
-    for prof in profiles.registry(Path(snakemake.input[0])).values()  # noqa: F821
+    for prof in tcp_profiles.registry(Path(snakemake.input[0])).values()  # noqa: F821
     for p in prof.parameters
 ]
 stem = Path(snakemake.output[0]).with_suffix("")  # noqa: F821

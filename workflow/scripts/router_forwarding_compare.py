@@ -6,9 +6,9 @@ rel_diff = (mininet - ns3-model) / mininet per point and metric (docs/router-for
 
 import pandas as pd
 
-from emusim import script_log
+from emusim.analysis.compare import compare_backends, design_cells, run_statuses
 from emusim.backends.mininet import selfcheck
-from emusim.compare import compare_backends, design_cells, run_statuses
+from emusim.core import script_log
 from emusim.workloads import udp_flood
 
 log = script_log.setup(snakemake)  # noqa: F821

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log
-from emusim.runjson import write_atomically
+from emusim.core import script_log
+from emusim.infra.runjson import write_atomically
 from emusim.studies.router_forwarding import fit as forwarding_fit
 
 log = script_log.setup(snakemake)  # noqa: F821

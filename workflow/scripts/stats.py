@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from emusim import script_log
-from emusim.stats import summarise
+from emusim.analysis.stats import summarise
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 scenario = snakemake.params.scenario  # noqa: F821

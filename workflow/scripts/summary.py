@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from emusim import script_log
-from emusim.compare import summarise_comparisons
+from emusim.analysis.compare import summarise_comparisons
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 frames = [pd.read_csv(p) for p in snakemake.input]  # noqa: F821

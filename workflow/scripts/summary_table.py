@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log, tables
+from emusim.analysis import tables
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 summary = pd.read_csv(snakemake.input[0])  # noqa: F821

@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from emusim import script_log
-from emusim.collect import read_runs, tidy
+from emusim.analysis.collect import read_runs, tidy
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 batch = json.loads(Path(snakemake.input.batch).read_text())  # noqa: F821

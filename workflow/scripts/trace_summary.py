@@ -1,5 +1,5 @@
 """Rules trace_summary and mininet_trace_summary: what each traced run spent its time on
-(emusim.tcptrace), ns-3's runs or the emulation's. The emulation's rows (params.backend
+(emusim.analysis.tcp_events), ns-3's runs or the emulation's. The emulation's rows (params.backend
 mininet) add the run's own counts beside the trace's, and what only its trace has (RTO
 firings, the kernel's retransmission count)."""
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log, tcptrace
+from emusim.analysis import tcp_events
+from emusim.core import script_log
 
 log = script_log.setup(snakemake)  # noqa: F821
 backend = snakemake.params.get("backend")  # noqa: F821
@@ -18,11 +19,11 @@ for path in snakemake.input:  # noqa: F821
         continue
     run = json.loads(Path(path[: -len(".csv.gz")] + ".json").read_text())
     scenario, profile, point = Path(path).parts[-4:-1]
-    trace = tcptrace.read(path)
+    trace = tcp_events.read(path)
     row = {"scenario": scenario, "profile": profile, "point": point, "status": run["status"]}
     if backend is not None:
         row = {"backend": backend, **row}
-    row.update(tcptrace.summary(trace))
+    row.update(tcp_events.summary(trace))
     if backend == "mininet":
         m, facts = run["metrics"], run["provenance"]["mininet"]["trace"]
         row.update(

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from emusim import script_log, tables
+from emusim.analysis import tables
+from emusim.core import script_log
 from emusim.studies.lossy_link import variants_table as lossy
 
 log = script_log.setup(snakemake)  # noqa: F821

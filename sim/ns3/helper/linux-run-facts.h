@@ -24,7 +24,7 @@ namespace emusim
  * @brief The algorithm the client's connection ran and the source it was built from, as JSON
  * members of the program's "ns3" object (", \"linux_congestion_control\": ..."); "" when the
  * connection did not run a Linux module. A module may replace itself (dctcp without ECN runs
- * dctcp-reno): then `status` becomes "other-algorithm" and a note says why (emusim.run_status).
+ * dctcp-reno): then `status` becomes "other-algorithm" and a note says why (emusim.core.run_status).
  * @param client the sender
  * @param status the run's status, changed as said
  * @return the members

@@ -10,10 +10,10 @@
     emusim archive list|status|audit|add|certify|restore ...
 
 Every verb is a thin layer over what exists: the listings and checks call the package
-(emusim.scenario, emusim.profiles, emusim.variants), and `run` and `paper` run Snakemake on the
-workflow's own targets in the repository root, printing the command first: whatever it runs
-can be run with `snakemake` alone (docs/cli.md); `plan` runs Snakemake's dry run and prints
-what its jobs are expected to cost (emusim.costs).
+(emusim.inputs.scenario, emusim.inputs.tcp_profiles, emusim.inputs.variants), and `run` and `paper`
+run Snakemake on the workflow's own targets in the repository root, printing the command first:
+whatever it runs can be run with `snakemake` alone (docs/cli.md); `plan` runs Snakemake's dry run
+and prints what its jobs are expected to cost (emusim.planning.costs).
 
 Exit status: 0 on success, 1 on a failure (an invalid scenario, a failed Snakemake run, a file
 that is not a run JSON), 2 on a usage error (an unknown verb, scenario, point or option).
@@ -90,7 +90,7 @@ def _verb(
 
 
 def _add_scale(p: argparse.ArgumentParser) -> None:
-    from emusim.scenario import SCALES
+    from emusim.inputs.scenario import SCALES
 
     p.add_argument(
         "--scale",
@@ -321,11 +321,11 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_archive,
         help="the run archive: kept runs, whether this checkout's code made them, an audit",
         description="The run archive of long runs kept in the repository (data/archive, "
-        "docs/archive.md): `python -m emusim.archive` with the same verbs. list: every kept run "
-        "with its revision and cost; status: which kept runs this checkout's code made (fresh, "
-        "restored) and which not (stale, made again), with why; audit: make N kept ns-3 runs "
-        "again and compare them byte for byte; add: keep finished runs; certify: give kept "
-        "runs without one the code identity of their revision.",
+        "docs/archive.md): `python -m emusim.infra.archive` with the same verbs. list: every "
+        "kept run with its revision and cost; status: which kept runs this checkout's code made "
+        "(fresh, restored) and which not (stale, made again), with why; audit: make N kept "
+        "ns-3 runs again and compare them byte for byte; add: keep finished runs; certify: give "
+        "kept runs without one the code identity of their revision.",
         examples=(
             "emusim archive status",
             "emusim archive list",
@@ -343,8 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_archive(args: argparse.Namespace, extra: list[str]) -> int:
-    """`emusim archive VERB ...`: emusim.archive's own command line."""
-    from emusim import archive
+    """`emusim archive VERB ...`: emusim.infra.archive's own command line."""
+    from emusim.infra import archive
 
     if not args.archive_args:
         raise UsageError("name what to do: list, status, audit, add, certify or restore")

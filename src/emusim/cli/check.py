@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from emusim import paths
 from emusim.cli.common import (
     EXIT_FAILURE,
     UsageError,
@@ -17,11 +16,12 @@ from emusim.cli.common import (
     _shown,
     _table,
 )
+from emusim.core import paths
 
 
 def cmd_validate(args: argparse.Namespace, extra: list[str]) -> int:
-    from emusim import scenario as sc
     from emusim.backends.ns3 import command as ns3
+    from emusim.inputs import scenario as sc
 
     files = args.files or [_shown(p) for p in sorted(paths.SCENARIO_DIR.glob("*.yaml"))]
     known, bad = _known_profiles(), 0

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 import emusim
-from emusim import paths
+from emusim.core import paths
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -51,7 +51,7 @@ def _scale(args: argparse.Namespace) -> str:
 
 
 def _prefix(scale: str) -> str:
-    """Where a scale writes (emusim.paths.scale_prefix, as the workflow's PREFIX)."""
+    """Where a scale writes (emusim.core.paths.scale_prefix, as the workflow's PREFIX)."""
     return paths.scale_prefix(scale)
 
 
@@ -114,17 +114,17 @@ def _table(headers: list[str] | None, rows: list[list[Any]], wrap_last: bool = T
 
 
 def _known_profiles() -> set[str]:
-    from emusim import profiles
+    from emusim.inputs import tcp_profiles
 
     try:
-        return set(profiles.registry())
+        return set(tcp_profiles.registry())
     except (OSError, ValueError, yaml.YAMLError) as err:
         raise Failure(f"the TCP profile registry: {err}") from None
 
 
 def _scenario_path(arg: str) -> Path:
     """A scenario name of scenarios/ or a path to a .yaml file, as a path; UsageError else."""
-    from emusim import scenario as sc
+    from emusim.inputs import scenario as sc
 
     path = Path(arg)
     if arg.endswith((".yaml", ".yml")) or os.sep in arg:
@@ -140,8 +140,8 @@ def _scenario_path(arg: str) -> Path:
 
 
 def _load(arg: str | Path, scale: str):
-    """emusim.scenario.load with the profile registry's names; Failure with its message."""
-    from emusim import scenario as sc
+    """emusim.inputs.scenario.load with the profile registry's names; Failure with its message."""
+    from emusim.inputs import scenario as sc
 
     path = arg if isinstance(arg, Path) else _scenario_path(arg)
     try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 
-from emusim import paths
 from emusim.cli.common import (
     EXIT_FAILURE,
     RUN_BACKENDS,
@@ -18,6 +17,7 @@ from emusim.cli.common import (
     _shown,
     _table,
 )
+from emusim.core import paths
 from emusim.linux.tcp import MININET_PROFILES
 
 
@@ -32,7 +32,7 @@ def cmd_list(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _list_scenarios(args: argparse.Namespace) -> int:
-    from emusim import scenario as sc
+    from emusim.inputs import scenario as sc
 
     scale = _scale(args)
     config = _config()
@@ -63,8 +63,8 @@ def _list_scenarios(args: argparse.Namespace) -> int:
 
 
 def _list_studies(args: argparse.Namespace) -> int:
-    from emusim import scenario as sc
     from emusim import studies
+    from emusim.inputs import scenario as sc
 
     scale = _scale(args)
     known = _known_profiles()
@@ -100,7 +100,7 @@ def _list_studies(args: argparse.Namespace) -> int:
 
 
 def _list_profiles(args: argparse.Namespace) -> int:
-    from emusim import profiles
+    from emusim.inputs import tcp_profiles
 
     _known_profiles()  # the registry's error, if it has one
     rows = [
@@ -110,21 +110,21 @@ def _list_profiles(args: argparse.Namespace) -> int:
             "ns3, mininet, hardware" if name in MININET_PROFILES else "ns3",
             _first_sentence(p.description),
         ]
-        for name, p in profiles.registry().items()
+        for name, p in tcp_profiles.registry().items()
     ]
-    print(f"TCP profiles ({profiles.PROFILES_PATH.relative_to(paths.REPO_ROOT)})")
+    print(f"TCP profiles ({tcp_profiles.PROFILES_PATH.relative_to(paths.REPO_ROOT)})")
     _table(["profile", "parameters", "backends", "what it is"], rows)
-    steps = profiles.ablation()
+    steps = tcp_profiles.ablation()
     if steps:
         print(
             f"\nthe calibration ablation: {len(steps)} steps from {steps[0].profile.name} to "
-            f"{steps[-1].profile.name} (profiles {profiles.ABLATION_PREFIX}NN between them)"
+            f"{steps[-1].profile.name} (profiles {tcp_profiles.ABLATION_PREFIX}NN between them)"
         )
     return 0
 
 
 def _list_variants(args: argparse.Namespace) -> int:
-    from emusim import variants
+    from emusim.inputs import variants
 
     try:
         reg = variants.registry()
@@ -152,9 +152,9 @@ def _list_variants(args: argparse.Namespace) -> int:
 
 
 def _list_backends(args: argparse.Namespace) -> int:
-    """A row per backend of the registry (emusim.backends): one per source of a backend that
-    has several, then the runs derived from it."""
-    from emusim.backends import BACKENDS
+    """A row per backend of the registry (emusim.core.backend_registry): one per source of a backend
+    that has several, then the runs derived from it."""
+    from emusim.core.backend_registry import BACKENDS
 
     config = _config()
     configured = config.get("backends") or []

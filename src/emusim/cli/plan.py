@@ -15,10 +15,10 @@ no cost) and the same reasons to rerun, so what it lists is what `snakemake TARG
 run now; finished outputs drop out of it, so while the study runs, `emusim plan` in another
 terminal shows what remains.
 
-Each job is then estimated from the scale's kept costs (emusim.costs: data/costs/SCALE.csv,
+Each job is then estimated from the scale's kept costs (emusim.planning.costs: data/costs/SCALE.csv,
 the scale's benchmark files not yet collected, the kept runs of the archive) and the table
 printed. `--save FILE` keeps the jobs with their estimates for the workflow's progress line
-(`snakemake --logger emusim --logger-emusim-plan FILE`, emusim.progress).
+(`snakemake --logger emusim --logger-emusim-plan FILE`, emusim.planning.progress).
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from pathlib import Path
 
 import yaml
 
-from emusim import costs, paths
 from emusim.cli.common import Failure, UsageError, _config, _scale, _snakemake_call, _table
+from emusim.core import paths
+from emusim.planning import costs
 
 
 def _cores(value: str) -> int:
@@ -129,7 +130,7 @@ def print_plan(rows: list[costs.RuleCost], total: costs.RuleCost, cores: int) ->
         print(
             f"{total.unknown} of {total.jobs} jobs have no known cost and are not in the hours: "
             "their rules have no measurement at this scale yet "
-            "(python -m emusim.costs collect keeps them once made)"
+            "(python -m emusim.planning.costs collect keeps them once made)"
         )
 
 
@@ -162,7 +163,8 @@ def cmd_plan(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def save_plan(path: Path, scale: str, targets: list[str], jobs, book: costs.CostBook) -> None:
-    """The jobs with their estimates, for the workflow's progress line (emusim.progress)."""
+    """The jobs with their estimates, for the workflow's progress line
+    (emusim.planning.progress)."""
     listed = []
     for job in jobs:
         est = book.estimate(job.rule, job.timing)

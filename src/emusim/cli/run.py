@@ -7,7 +7,6 @@ import shlex
 import sys
 from pathlib import Path
 
-from emusim import paths
 from emusim.cli.common import (
     UsageError,
     _config,
@@ -18,14 +17,15 @@ from emusim.cli.common import (
     _shown,
     _workflow_name,
 )
+from emusim.core import paths
 from emusim.linux.tcp import MININET_PROFILES
 
 
 def _ns3_runs(s, points, profile_names: list[str], results: str) -> list[str]:
     """The run JSONs of `points`: the workflow's own list (emusim.backends.ns3.command.run_paths),
     for these points and profiles; a point whose TCP variant ns-3 lacks is said and left out."""
-    from emusim import variants
     from emusim.backends.ns3 import command as ns3
+    from emusim.inputs import variants
 
     skips = variants.skipped_points(points, "ns3")
     for point_id, why in skips.items():

@@ -8,9 +8,8 @@ backend and the testbed.
 from __future__ import annotations
 
 from decimal import Decimal
-from fractions import Fraction
 
-from emusim.drop_decision import cutoff_from_rate
+from emusim.core.drop_decision import cutoff_from_rate
 
 # --- dropper ----------------------------------------------------------------------------------
 
@@ -23,12 +22,6 @@ def netfilter_probability(rate: str) -> str:
     """p = cutoff / 65536 written so that iptables reads it back exactly (a binary fraction:
     Python's repr is exact), spec/drop-decision.md."""
     return repr(cutoff_from_rate(rate) / 65536)
-
-
-def netfilter_threshold(rate: str) -> int:
-    """xt_statistic's 31-bit threshold iptables computes from p: lround(p × 2^31)."""
-    p = Fraction(netfilter_probability(rate))
-    return round(p * 2**31)
 
 
 def dropper_active(dropper: dict) -> bool:

@@ -1,7 +1,7 @@
 """Linux hosts as a run sees them: commands started on a role's host and their output, whatever
 carries them. The emulation carries them into a network namespace of the VM
 (emusim.backends.mininet.network), the testbed over SSH (emusim.backends.testbed.execute):
-each implements `Hosts`, and everything a run does on the hosts (emusim.linux.runner, the
+each implements `Hosts`, and everything a run does on the hosts (emusim.workloads.run_one, the
 workloads' `run_linux`) is written once against it.
 """
 

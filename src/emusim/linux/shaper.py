@@ -23,7 +23,7 @@ import json
 import math
 from decimal import Decimal
 
-from emusim import constants
+from emusim.core import constants
 
 # --- shaper -----------------------------------------------------------------------------------
 

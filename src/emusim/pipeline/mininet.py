@@ -9,9 +9,10 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from emusim import fitted_delay, vm
-from emusim import scenario as sc
-from emusim import variants as tcp_variants
+from emusim.infra import vm_setup as vm
+from emusim.inputs import fitted_delay
+from emusim.inputs import scenario as sc
+from emusim.inputs import variants as tcp_variants
 from emusim.linux import dropper as linux_dropper
 from emusim.linux import tcp as linux_tcp
 from emusim.pipeline import ns3
@@ -176,7 +177,7 @@ def batch_inputs(setup: Setup, name: str) -> dict:
 
 
 def vm_kernel_release() -> str:
-    """The release of the kernel the emulation's VM boots (emusim.vm.find_kernel)."""
+    """The release of the kernel the emulation's VM boots (emusim.infra.vm_setup.find_kernel)."""
     try:
         return vm.find_kernel().release
     except vm.VMError as err:

@@ -7,15 +7,17 @@ import json
 import os
 import sys
 
-from emusim import archive as run_archive
-from emusim import code_identity, fitted_delay, workloads
-from emusim import profiles as tcp_profiles
+from emusim import workloads
 from emusim.backends.ns3 import build as ns3build
 from emusim.backends.ns3 import command as ns3mod
 from emusim.backends.ns3 import run_identity
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import archive as run_archive
+from emusim.infra import code_identity
+from emusim.infra.runjson import run_path
+from emusim.inputs import fitted_delay
+from emusim.inputs import tcp_profiles as tcp_profiles
 from emusim.pipeline.setup import Setup, trace_points
-from emusim.runjson import run_path
 
 RUNTIME_MIN = 10
 """Every ns-3 run but a workload's own estimate takes at most a minute at paper scale."""
@@ -100,7 +102,7 @@ def run(setup: Setup, scenario: str, profile: str, point: str, rep: int) -> dict
     cmd = ns3mod.command(program(setup, s.name), s, the_point, the_profile, rep, delay_us)
     meta = run_identity.run_meta(
         "ns3", s, the_point, the_profile, rep, setup.scale, delay_us, cmd,
-        # the code that makes the run (emusim.code_identity), for the archive
+        # the code that makes the run (emusim.infra.code_identity), for the archive
         code_identity=code_identity.current("ns3")["digest"],
     )  # fmt: skip
     return {"cmd": cmd, "meta": json.dumps(meta, sort_keys=True)}

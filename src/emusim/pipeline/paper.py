@@ -8,10 +8,12 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from emusim import fitted_delay, studies
-from emusim import paper_numbers as pn
-from emusim import profiles as tcp_profiles
-from emusim import scenario as sc
+from emusim.report.macros import macro_name
+from emusim.report.shared_numbers import ARCHIVED_BACKENDS
+from emusim import studies
+from emusim.inputs import fitted_delay
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles as tcp_profiles
 from emusim.linux import tcp as linux_tcp
 from emusim.pipeline import analysis, hardware, mininet, ns3
 from emusim.pipeline.setup import Setup
@@ -67,9 +69,9 @@ def number_inputs(setup: Setup) -> dict:
         t
         for n in setup.scenarios
         for t in analysis.backend_tables_of(setup, n)
-        if Path(t).parent.name in pn.ARCHIVED_BACKENDS
+        if Path(t).parent.name in ARCHIVED_BACKENDS
     ]
-    # the run archive's last audit, where one was recorded (emusim.audit)
+    # the run archive's last audit, where one was recorded (emusim.infra.audit)
     if setup.archive is not None and Path(setup.archive, "audit.json").exists():
         inputs["audit"] = str(Path(setup.archive, "audit.json"))
     if ns3.trace_paths(setup):
@@ -98,7 +100,7 @@ def switches(setup: Setup) -> dict:
     }
     for hooks in setup.study_rules.values():
         out.update(hooks.switches())
-    out.update({pn.macro_name("Ran", n): n in setup.scenarios for n in sc.scenario_names()})
+    out.update({macro_name("Ran", n): n in setup.scenarios for n in sc.scenario_names()})
     return out
 
 

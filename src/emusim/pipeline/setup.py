@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 
 from snakemake.exceptions import WorkflowError
 
-from emusim import profiles as tcp_profiles
-from emusim import scenario as sc
-from emusim import variants as tcp_variants
 from emusim.backends.ns3 import command as ns3mod
 from emusim.backends.reference import runs as hw_runs
 from emusim.backends.testbed import inventory as testbed_inventory
-from emusim.paths import scale_prefix
+from emusim.core.paths import scale_prefix
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles as tcp_profiles
+from emusim.inputs import variants as tcp_variants
 
 # `--config archive=off` (or null in a config file) makes every run instead of restoring kept
 # ones (docs/archive.md).

@@ -91,7 +91,7 @@ def scenario_figures(setup: Setup) -> dict[str, str]:
 
 def add_scenario_figures(setup: Setup) -> None:
     """A scenario no study presents: every metric against its first sweep axis
-    (emusim.plots_scenario)."""
+    (emusim.analysis.plots_scenario)."""
     for stem, name in scenario_figures(setup).items():
         add_figure(
             setup,

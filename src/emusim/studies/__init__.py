@@ -6,7 +6,7 @@ A study is a package here, ``emusim.studies.NAME``, found by name (no list to ed
   scenarios it presents (``claims``);
 - ``figures.py`` defines ``draw(kind, inputs, params, stem)``: one of its figures, from the
   inputs its rules file names (PDF and PNG at ``stem``);
-- ``numbers.py`` defines ``paper_numbers(inputs) -> {macro: LaTeX}`` (emusim.paper_numbers:
+- ``numbers.py`` defines ``paper_numbers(inputs) -> {macro: LaTeX}`` (emusim.report.macros:
   ``PaperInputs``), the numbers its section states.
 
 Beside the package: its rules file ``workflow/rules/studies/NAME.smk``, a Snakemake module of
@@ -29,7 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from emusim import plugins
+from emusim.core import plugins
 
 
 class WorkflowApi(SimpleNamespace):
@@ -58,8 +58,8 @@ class Study:
     order: int
     """Its place in the paper: sections are input in ascending order."""
     claims: Callable[[Any], bool]
-    """Whether it presents a scenario (an emusim.scenario.Scenario): a scenario no study claims
-    gets the generic figure and an appendix entry."""
+    """Whether it presents a scenario (an emusim.inputs.scenario.Scenario): a scenario no study
+    claims gets the generic figure and an appendix entry."""
 
     @property
     def section(self) -> str:
@@ -118,7 +118,7 @@ def claimed_by(scenario) -> list[str]:
 def scenarios_claimed(study: Study, loaded: Mapping, scale: str) -> dict:
     """Every scenario file the study presents, run at this scale or not (its paper parameters
     name them all): name -> the workflow's loaded scenario, or the file loaded at `scale`."""
-    from emusim import scenario as sc
+    from emusim.inputs import scenario as sc
 
     every = {name: loaded.get(name) or sc.load(name, scale) for name in sc.scenario_names()}
     return {name: s for name, s in every.items() if study.claims(s)}

@@ -9,7 +9,7 @@ subclass. It owns everything about its kind that is not a backend's or a study's
   by chance whatever the point;
 - its ns-3 program and that program's workload arguments;
 - how long its runs keep a link busy (the emulation's time limits);
-- how its runs are compared and tabled: the metrics, the per-point table.
+- how its runs are compared and tabled: the metrics, the per-point table's columns.
 
 Backends and the workflow reach a workload only through `get` (an import contract `make test`
 checks): no backend compares a kind to a string. docs/adding-a-workload.md walks through one.
@@ -26,7 +26,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from emusim import constants, plugins
+from emusim.core import constants, plugins
+from emusim.linux.hosts import Dropper, HostError, Hosts
 
 LINE_PROGRAMS = {False: "testbed-2001", True: "lossy-link"}
 """The ns-3 programs that build a scenario's own line of hosts, by whether it has a router2
@@ -67,13 +68,25 @@ class Workload:
     """What its `run_linux` needs of the hosts beyond emusim.linux.hosts.Hosts (methods a
     transport may lack: the testbed's SSH hosts have no view of a router's qdisc yet)."""
     traced: ClassVar[bool] = False
-    """Its TCP connection can be traced segment by segment in both backends (emusim.tcptrace)."""
+    """Its TCP connection can be traced segment by segment in both backends
+    (emusim.analysis.tcp_events)."""
     emulated: ClassVar[bool] = True
     """The emulation runs it (the multi-flow study runs in ns-3 only)."""
     per_point_table: ClassVar[bool] = True
     """Its scenario gets a per-point table of every backend (a time series does not)."""
     backend_metrics: ClassVar[tuple[str, ...]] = ("goodput_Bps", "elapsed_s")
     """What ns-3 and the emulation are compared on where no hardware ran it."""
+    table_columns: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "AVG (s)": ("elapsed_s", "mean"),
+        "SD (s)": ("elapsed_s", "sd_pop"),
+        "MAD (s)": ("elapsed_s", "mad"),
+        "Throughput (B/s)": ("throughput_report_Bps", "mean"),
+    }
+    """Its scenario's per-point table, each backend's columns (emusim.analysis.tables.
+    side_by_side): label → (metric, statistic). By default the report's Tables 3.1, 4.1 and
+    4.3: AVG, population SD and mean absolute deviation of the elapsed time, and throughput
+    (the report's "Var" is the SD in Table 4.1 and the MAD in Tables 3.1, 3.2 and 4.3,
+    data/reference/README.md: both are given)."""
 
     def hardware_metrics(self, sizes_match: bool) -> list[str]:
         """What it is compared on against the hardware's runs (results/compare): throughput,
@@ -110,7 +123,7 @@ class Workload:
 
     def ns3_model_args(self, fit: Mapping[str, Any], settings: Mapping[str, Any]) -> list[str]:
         """Its ns-3 program's arguments of a fitted processing model (the derived backend
-        ns3-model, emusim.backends.NS3_MODEL), for one point."""
+        ns3-model, emusim.core.backend_registry.NS3_MODEL), for one point."""
         raise WorkloadError(f"workload {self.kind!r} has no processing model in ns-3")
 
     def ns3_sender_rate_bps(self, settings: Mapping[str, Any]) -> float:
@@ -127,7 +140,7 @@ class Workload:
 
     def run_linux(self, hosts, dropper, entry: dict, plan: dict) -> dict[str, Any]:
         """One run on Linux hosts (emusim.linux.hosts.Hosts; the dropper already configured
-        for the point: emusim.linux.runner): {status, metrics, facts}."""
+        for the point: run_one): {status, metrics, facts}."""
         raise WorkloadError(f"workload {self.kind!r} does not run on Linux hosts")
 
     def consistency_checks(
@@ -136,13 +149,6 @@ class Workload:
         """What a run of it on real hosts must satisfy beyond the dropper's count: each a
         {check, …, ok} dict (emusim.backends.testbed.checks)."""
         return []
-
-    def scenario_table(self, stats, axes: list[str]):
-        """The scenario's per-point table of every backend (emusim.tables), from its
-        statistics."""
-        from emusim import tables
-
-        return tables.elapsed_table(stats, x_cols=axes)
 
 
 class Blast(Workload):
@@ -259,3 +265,24 @@ def scenario_schema(base: Mapping[str, Any]) -> dict[str, Any]:
         "workload": {"oneOf": [w.schema for w in registry().values()]},
     }
     return schema
+
+
+def run_one(hosts: Hosts, dropper: Dropper, entry: dict, plan: dict) -> dict[str, Any]:
+    """One run on Linux hosts (the emulation's and the testbed's): the dropper configured for
+    the point, its workload on the hosts, and the target packets the dropper decided on (the
+    count its drops are binomial in).
+
+    Returns {status, metrics, facts} (facts: what the backend records under its own name)."""
+    workload = get(entry["workload"]["kind"])
+    missing = [m for m in workload.linux_needs if not hasattr(hosts, m)]
+    if missing:
+        raise HostError(
+            f"point {entry['point']}: workload {workload.kind} needs what these hosts cannot "
+            f"give: {', '.join(missing)} ({type(hosts).__name__})"
+        )
+    dropper.configure(entry["dropper"], entry["dropper_target"])
+    seen_before = dropper.seen()
+    out = workload.run_linux(hosts, dropper, entry, plan)
+    if seen_before is not None:
+        out["facts"]["dropper_packets_seen"] = dropper.seen() - seen_before
+    return out

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from emusim import constants
+from emusim.core import constants
 from emusim.workloads import Workload, workload_schema
 
 SETTLED_FRACTION = 0.5

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from emusim import run_status
+from emusim.core import run_status
 from emusim.linux import tools
 from emusim.linux.hosts import Dropper, HostError, Hosts
 from emusim.workloads import LINE_PROGRAMS, Blast, blast_schema

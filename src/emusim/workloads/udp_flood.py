@@ -32,8 +32,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from emusim import constants
-from emusim.backends import NS3_MODEL
+from emusim.core import constants
+from emusim.core.backend_registry import NS3_MODEL
 from emusim.linux.hosts import finish_json, start_server
 from emusim.workloads import Workload, workload_schema
 
@@ -43,12 +43,6 @@ PATHS = ("direct", "routed")
 METRICS = ("throughput_Mbps", "packets_per_s", "loss")
 """The paper's three quantities (its Figures 3, 4 and 5), the ones backends are compared on."""
 
-TABLE_COLUMNS = {
-    "Mbit/s": ("throughput_Mbps", "mean"),
-    "packets/s": ("packets_per_s", "mean"),
-    "loss": ("loss", "mean"),
-}
-"""The scenario table's columns per backend: each quantity's mean (emusim.tables)."""
 
 MODEL_BACKEND = NS3_MODEL.name
 """The backend name of ns-3 runs with the processing model (``ns3`` is ns-3 without it)."""
@@ -263,6 +257,12 @@ class UdpFlood(Workload):
     random = True
     ns3_programs = ("router-forwarding",)
     backend_metrics = METRICS
+    # each quantity's mean
+    table_columns: ClassVar[Mapping[str, tuple[str, str]]] = {
+        "Mbit/s": ("throughput_Mbps", "mean"),
+        "packets/s": ("packets_per_s", "mean"),
+        "loss": ("loss", "mean"),
+    }
 
     def check(self, settings: Mapping[str, Any]) -> str | None:
         """A point needs a payload size and a path, set or swept (a swept value is not seen
@@ -290,11 +290,6 @@ class UdpFlood(Workload):
 
     def wire_busy_s(self, workload: Mapping[str, Any], rate_bps: float) -> float:
         return float(workload["duration_s"])
-
-    def scenario_table(self, stats, axes: list[str]):
-        from emusim import tables
-
-        return tables.side_by_side(stats, TABLE_COLUMNS, x_cols=axes)
 
     linux_needs = ("ip_counters", "egress_qdisc", "backlog_drops", "backlog_limit")
 

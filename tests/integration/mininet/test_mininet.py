@@ -22,13 +22,13 @@ import pytest
 import yaml
 from scipy.stats import binom
 
-from emusim import scenario as sc
-from emusim import vm
 from emusim.backends.mininet.calibration import THROUGHPUT_TOLERANCE, delay_ok, line_rate_fraction
 from emusim.backends.mininet.host import PLAN_DIR, capabilities, cleanup, module_vermagic
 from emusim.backends.mininet.topology import ENV_MARK
+from emusim.core.paths import REPO_ROOT
+from emusim.infra import vm, vm_setup
+from emusim.inputs import scenario as sc
 from emusim.linux.shaper import ingress_stage_limit, netem_delay_us, wire_time_us
-from emusim.paths import REPO_ROOT
 
 pytestmark = [
     pytest.mark.root,
@@ -308,7 +308,7 @@ def test_a_guest_leaves_the_hosts_plans_alone(mininet_ready):
 # 3 minutes; the same VM, netem and module in a batch are CI's in test_workflow_mininet.py
 @pytest.mark.extended
 def test_vm_batch_with_netem_delay_and_the_module(tmp_path, mininet_ready):
-    kernel = vm.find_kernel()
+    kernel = vm_setup.find_kernel()
 
     if module_vermagic() != kernel.release:
         subprocess.run(

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import scenario as sc
 from emusim.backends.mininet.batch import run_batch
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario as sc
 from emusim.workloads import udp_flood
 
 pytestmark = [

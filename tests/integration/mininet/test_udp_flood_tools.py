@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
 
 
 @pytest.fixture(scope="module")

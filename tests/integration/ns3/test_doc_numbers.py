@@ -8,8 +8,8 @@ import re
 import pytest
 from ns3_point import run_point
 
-from emusim import scenario
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario
 
 pytestmark = pytest.mark.ns3
 

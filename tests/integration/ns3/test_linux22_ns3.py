@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from emusim import profiles, scenario
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import scenario, tcp_profiles
 
 pytestmark = pytest.mark.ns3
 
@@ -17,7 +17,12 @@ DELAY_US = 71.8878
 def _run(programs, scenario_name, point_id, profile="linux-2.2", rep=1, scale="quick"):
     s = scenario.load(scenario_name, scale)
     cmd = ns3.command(
-        str(programs / "testbed-2001"), s, s.point(point_id), profiles.get(profile), rep, DELAY_US
+        str(programs / "testbed-2001"),
+        s,
+        s.point(point_id),
+        tcp_profiles.get(profile),
+        rep,
+        DELAY_US,
     )
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)
@@ -40,7 +45,9 @@ def test_timeouts_fire_on_the_100_hz_tick(ns3_programs, tmp_path):
     # 10 ms of simulated time.
     s = scenario.load("regular-1in6", "quick")
     trace = tmp_path / "trace.csv"
-    step = next(st.profile for st in profiles.ablation() if st.parameter == "timers and timeout")
+    step = next(
+        st.profile for st in tcp_profiles.ablation() if st.parameter == "timers and timeout"
+    )
     point = s.point("iterations=10000+mode=regular")
     cmd = [
         *ns3.command(str(ns3_programs / "testbed-2001"), s, point, step, 1, DELAY_US),

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from emusim import profiles, scenario
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import scenario, tcp_profiles
 
 pytestmark = pytest.mark.ns3
 
@@ -23,7 +23,12 @@ MSS = 1448
 def _run(programs, variant: str, trace=None) -> dict:
     s = scenario.load(SCENARIO, "quick")
     cmd = ns3.command(
-        str(programs / "lossy-link"), s, s.point(f"variant={variant}"), profiles.get(PROFILE), 1, 0
+        str(programs / "lossy-link"),
+        s,
+        s.point(f"variant={variant}"),
+        tcp_profiles.get(PROFILE),
+        1,
+        0,
     )
     if trace is not None:
         cmd.append(f"--traceFile={trace}")

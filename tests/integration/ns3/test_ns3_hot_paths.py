@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from emusim import profiles, scenario
 from emusim.backends.ns3 import build as ns3build
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import scenario, tcp_profiles
 
 pytestmark = pytest.mark.ns3
 
@@ -43,7 +43,9 @@ def _lossy(programs: Path, variant: str) -> list[str]:
     segments out of order at the receiver (TcpRxBuffer::Add) are reached."""
     s = scenario.load("lossy-link", "quick")
     point = s.point(f"delay_ms=10+loss=0.05+variant={variant}")
-    return ns3.command(str(programs / "lossy-link"), s, point, profiles.get("linux-6.1"), 1, 0.0)
+    return ns3.command(
+        str(programs / "lossy-link"), s, point, tcp_profiles.get("linux-6.1"), 1, 0.0
+    )
 
 
 def _run(cmd: list[str], mode: str, **env: str) -> subprocess.CompletedProcess:
@@ -102,7 +104,7 @@ def test_heavy_loss_with_many_flows_is_byte_identical_and_agrees_call_by_call(ns
     s = scenario.load("multiflow-buffer", "quick")
     point = s.point("n_flows=20+variant=bbr")
     cmd = ns3.command(
-        str(ns3_programs / "multiflow"), s, point, profiles.get("linux-6.1-wan"), 1, 0.0
+        str(ns3_programs / "multiflow"), s, point, tcp_profiles.get("linux-6.1-wan"), 1, 0.0
     )
     cmd = [arg for arg in cmd if not arg.startswith("--durationS=")] + ["--durationS=20"]
     outputs = {}

@@ -6,9 +6,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from emusim import constants, profiles, scenario
 from emusim.backends.ns3 import command as ns3
-from emusim.delay import two_point_fit
+from emusim.core import constants
+from emusim.inputs import scenario, tcp_profiles
+from emusim.inputs.delay import two_point_fit
 
 pytestmark = pytest.mark.ns3
 
@@ -28,7 +29,7 @@ def _run(
     s = scenario.load(scenario_name, scale)
     point = s.point(point_id)
     cmd = ns3.command(
-        str(programs / "testbed-2001"), s, point, profiles.get(profile), rep, delay_us
+        str(programs / "testbed-2001"), s, point, tcp_profiles.get(profile), rep, delay_us
     )
     for key, value in overrides.items():
         cmd = [a for a in cmd if not a.startswith(f"--{key}=")] + [f"--{key}={value}"]
@@ -97,7 +98,7 @@ def test_random_dropper_rate_is_binomial(ns3_programs):
 def test_deterministic_point_is_the_same_for_every_seed(ns3_programs, profile):
     # profiles without a random attribute; ablation-19 has linux-2.2's classes with the tick
     # phase at its constant default (linux-2.2 draws it: tests/integration/ns3/test_linux22_ns3.py)
-    assert not profiles.get(profile).draws_random_numbers()
+    assert not tcp_profiles.get(profile).draws_random_numbers()
     point = "drop_rate=0.05+every_n=20"
     a = _run(ns3_programs, "regular-drop", point, profile=profile, scale="quick", rep=1)
     b = _run(ns3_programs, "regular-drop", point, profile=profile, scale="quick", rep=2, seed=12345)

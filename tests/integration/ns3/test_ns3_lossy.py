@@ -13,8 +13,8 @@ import subprocess
 import pytest
 from scipy.stats import binom
 
-from emusim import profiles, scenario, variants
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import scenario, tcp_profiles, variants
 
 SCENARIO = "lossy-link"
 PROFILE = "linux-6.1"
@@ -23,7 +23,7 @@ PROFILE = "linux-6.1"
 def _command(programs, point_id: str, rep: int = 1, scale: str = "quick", **overrides):
     s = scenario.load(SCENARIO, scale)
     cmd = ns3.command(
-        str(programs / "lossy-link"), s, s.point(point_id), profiles.get(PROFILE), rep, 0.0
+        str(programs / "lossy-link"), s, s.point(point_id), tcp_profiles.get(PROFILE), rep, 0.0
     )
     for key, value in overrides.items():
         cmd = [a for a in cmd if not a.startswith(f"--{key}=")] + [f"--{key}={value}"]
@@ -48,7 +48,7 @@ def _arg(cmd: list[str], key: str) -> str:
 def test_command_of_a_lossy_point(tmp_path):
     s = scenario.load(SCENARIO, "quick")
     cmd = ns3.command("lossy-link", s, s.point("delay_ms=10+loss=0.05+variant=htcp"),
-                      profiles.get(PROFILE), 1, 0.0)  # fmt: skip
+                      tcp_profiles.get(PROFILE), 1, 0.0)  # fmt: skip
     assert ns3.program_name(s) == "lossy-link"
     # floor(0.05 x 65535) = 3276 (spec/drop-decision.md)
     assert _arg(cmd, "lossCutoff") == "3276"
@@ -60,7 +60,7 @@ def test_command_of_a_lossy_point(tmp_path):
     assert _arg(cmd, "ns3::TcpL4Protocol::SocketType") == "ns3::TcpLinuxCongestion"
     assert _arg(cmd, "ns3::TcpLinuxCongestion::Algorithm") == "htcp"
     own = ns3.command("lossy-link", s, s.point("delay_ms=10+loss=0.05+variant=ns3-htcp"),
-                      profiles.get(PROFILE), 1, 0.0)  # fmt: skip
+                      tcp_profiles.get(PROFILE), 1, 0.0)  # fmt: skip
     assert _arg(own, "ns3::TcpL4Protocol::SocketType") == "ns3::TcpHtcp"
     assert not [a for a in own if a.startswith("--ns3::TcpLinuxCongestion::")]
     # the profile's other settings stay: its 200 ms RTO, its buffers
@@ -72,7 +72,7 @@ def test_command_of_a_lossy_point(tmp_path):
     # linux-6.1-wan keeps the stand-in, pacing at the payload rate of back-to-back full
     # frames: 10^8 x 1448 / 1538 = 94 148 244.47 bit/s, rounded down
     wan = ns3.command("lossy-link", s, s.point("delay_ms=10+loss=0.05+variant=htcp"),
-                      profiles.get("linux-6.1-wan"), 1, 0.0)  # fmt: skip
+                      tcp_profiles.get("linux-6.1-wan"), 1, 0.0)  # fmt: skip
     assert _arg(wan, "ns3::TcpSocketState::MaxPacingRate") == "94148244bps"
     assert "--dropMode=off" not in cmd  # the 2001 dropper is not part of this program
 
@@ -80,9 +80,9 @@ def test_command_of_a_lossy_point(tmp_path):
 def test_the_report_programs_commands_are_unchanged():
     # A scenario without variants: the profile's attributes alone, as before variants existed.
     s = scenario.load("random-drop", "quick")
-    cmd = ns3.command("t", s, s.point("drop_rate=0.02"), profiles.get("linux-2.2"), 1, 71.8878)
+    cmd = ns3.command("t", s, s.point("drop_rate=0.02"), tcp_profiles.get("linux-2.2"), 1, 71.8878)
     # ns-3's CommandLine syntax, --TypeId::Attribute=value, for each of the profile's attributes
-    attrs = profiles.get("linux-2.2").ns3_attributes()
+    attrs = tcp_profiles.get("linux-2.2").ns3_attributes()
     assert cmd[-len(attrs) :] == [f"--{k}={v}" for k, v in attrs.items()]
 
 

@@ -7,9 +7,10 @@ from fractions import Fraction
 
 import pytest
 
-from emusim import constants, profiles, scenario
 from emusim.backends.ns3 import command as ns3
-from emusim.paths import SPEC_DIR
+from emusim.core import constants
+from emusim.core.paths import SPEC_DIR
+from emusim.inputs import scenario, tcp_profiles
 
 RATE_bps = 100e6
 
@@ -61,7 +62,7 @@ def test_deterministic_points_run_once_random_points_every_repetition():
 def test_command_carries_point_profile_and_seed():
     s = scenario.load("random-drop", "paper")
     point = s.point("drop_rate=0.004")
-    cmd = ns3.command("bin", s, point, profiles.get("linux-2.2"), 3, 71.8878)
+    cmd = ns3.command("bin", s, point, tcp_profiles.get("linux-2.2"), 3, 71.8878)
     assert "--dropMode=random" in cmd and "--cutoff=262" in cmd
     assert "--run=3" in cmd and "--writes=100000" in cmd
     assert "--ns3::TcpSocketBase::MinRto=200ms" in cmd
@@ -77,4 +78,4 @@ def test_a_topology_the_program_cannot_build_is_refused():
     settings["topology"]["hosts"]["receiver"]["address"] = "10.0.0.2"
     other = dataclasses.replace(s, settings=settings)
     with pytest.raises(ValueError, match=r"topology\.hosts\.receiver\.address.*'10\.0\.0\.2'"):
-        ns3.command("bin", other, s.points[0], profiles.get("linux-2.2"), 1, 71.9)
+        ns3.command("bin", other, s.points[0], tcp_profiles.get("linux-2.2"), 1, 71.9)

@@ -13,8 +13,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from emusim import profiles, scenario
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import scenario, tcp_profiles
 
 pytestmark = [pytest.mark.ns3, pytest.mark.slow, pytest.mark.extended]
 
@@ -22,7 +22,12 @@ pytestmark = [pytest.mark.ns3, pytest.mark.slow, pytest.mark.extended]
 def _short_scenario_i(programs, flows: str, duration_s: float) -> list[str]:
     s = scenario.load("multiflow-dynamic-i", "paper")
     cmd = ns3.command(
-        str(programs / "multiflow"), s, s.point("variant=bbr"), profiles.get("linux-6.1-wan"), 1, 0
+        str(programs / "multiflow"),
+        s,
+        s.point("variant=bbr"),
+        tcp_profiles.get("linux-6.1-wan"),
+        1,
+        0,
     )
     keep = [a for a in cmd if not a.startswith(("--flows=", "--durationS="))]
     return [*keep, f"--flows={flows}", f"--durationS={duration_s}"]

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from emusim import tcptrace
+from emusim.analysis import tcp_events
 
 pytestmark = pytest.mark.ns3
 
@@ -67,7 +67,7 @@ def test_a_frozen_link_delivers_nothing_until_the_freeze_ends(ns3_programs, tmp_
     )  # fmt: skip
     elapsed_s = frozen["metrics"]["elapsed_s"]
     assert elapsed_s > plain["metrics"]["elapsed_s"]
-    trace = tcptrace.read(trace_file)
+    trace = tcp_events.read(trace_file)
     acks_s = trace.loc[trace["event"] == "ack", "time_ns"].to_numpy() / 1e9
     freezes = int(elapsed_s // FREEZE_PERIOD_S)
     assert freezes >= 4

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import profiles, scenario, tcptrace
+from emusim.analysis import tcp_events
 from emusim.backends.ns3 import command as ns3
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario, tcp_profiles
 
 pytestmark = pytest.mark.ns3
 
@@ -49,7 +50,9 @@ def cut(tmp_path_factory) -> scenario.Scenario:
 
 
 def _run(programs: Path, s, profile: str, trace: Path, cell: str = CELL) -> dict:
-    cmd = ns3.command(str(programs / "lossy-link"), s, s.point(cell), profiles.get(profile), 1, 0.0)
+    cmd = ns3.command(
+        str(programs / "lossy-link"), s, s.point(cell), tcp_profiles.get(profile), 1, 0.0
+    )
     proc = subprocess.run(
         [*cmd, f"--traceFile={trace}"], capture_output=True, text=True, check=False
     )
@@ -64,7 +67,7 @@ def test_rack_tlp_resends_only_what_the_network_dropped(ns3_programs, cut, tmp_p
     assert counters["TCPLossProbes"] > 0, counters
     assert counters["rack_marked_lost"] > 0 and counters["rack_reorder_timeouts"] > 0, counters
     assert counters["TCPLostRetransmit"] <= counters["rack_marked_lost"], counters
-    trace = tcptrace.read(tmp_path / "rack.csv")
+    trace = tcp_events.read(tmp_path / "rack.csv")
     sends = trace[trace["event"] == "tx"].groupby("segment").size()
     drops = trace[trace["event"] == "drop"].groupby("segment").size()
     drops = drops.reindex(sends.index, fill_value=0)
@@ -87,7 +90,7 @@ def test_rack_tlp_resends_only_what_the_network_dropped(ns3_programs, cut, tmp_p
 def test_each_duplicate_delivery_is_dsacked(ns3_programs, cut, tmp_path):
     run = _run(ns3_programs, cut, "linux-6.1", tmp_path / "shipped.csv")
     counters = run["ns3"]["recovery_counters"]
-    trace = tcptrace.read(tmp_path / "shipped.csv")
+    trace = tcp_events.read(tmp_path / "shipped.csv")
     sends = trace[trace["event"] == "tx"].groupby("segment").size()
     drops = trace[trace["event"] == "drop"].groupby("segment").size()
     drops = drops.reindex(sends.index, fill_value=0)
@@ -106,7 +109,7 @@ def test_without_rack_tlp_the_counters_stay_at_zero(ns3_programs, cut, tmp_path)
     # into Loss, metrics.rto_timeouts), more where one backed off
     expiries = counters.pop("TCPTimeouts")
     assert set(counters.values()) == {0}
-    trace = tcptrace.read(tmp_path / "plain.csv")
+    trace = tcp_events.read(tmp_path / "plain.csv")
     assert not (trace["event"] == "pto").any()  # no probe timer without TLP
     assert run["metrics"]["rto_timeouts"] > 0
     assert expiries >= run["metrics"]["rto_timeouts"]
@@ -124,7 +127,7 @@ def test_a_recovery_restarted_by_its_last_ack_starts_from_ssthresh(ns3_programs,
     _run(
         ns3_programs, s, "linux-6.1", tmp_path / "ill.csv", "delay_ms=10+loss=0.05+variant=illinois"
     )
-    trace = tcptrace.read(tmp_path / "ill.csv")
+    trace = tcp_events.read(tmp_path / "ill.csv")
     rows = list(trace[["time_ns", "event", "value"]].itertuples(index=False, name=None))
     restarted = grown = 0
     ssthresh, state = None, 0

@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
-from emusim import profiles
-from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles
 from emusim.workloads import udp_flood
 
 pytestmark = pytest.mark.ns3
@@ -22,7 +22,7 @@ def _run(programs, point_id: str, *extra: str, duration_s: float = 0.5) -> dict:
         str(programs / "router-forwarding"),
         s,
         s.point(point_id),
-        profiles.get("linux-2.2"),
+        tcp_profiles.get("linux-2.2"),
         1,
         DELAY_US,
     )

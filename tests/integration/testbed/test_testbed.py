@@ -24,10 +24,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import constants
 from emusim.backends.testbed import execute, inventory, preflight, ssh
 from emusim.backends.testbed.virtual import VirtualTestbed, processes_in_netns
-from emusim.paths import REPO_ROOT
+from emusim.core import constants
+from emusim.core.paths import REPO_ROOT
 
 pytestmark = [
     pytest.mark.root,
@@ -294,7 +294,7 @@ def test_an_inconsistent_run_is_repeated_and_recorded(testbed, tmp_path):
     inv_data["checks"] = {"max_attempts": 2}
     inv_path = tmp_path / "inventory.yaml"
     inv_path.write_text(yaml.safe_dump(inv_data))
-    from emusim import scenario as sc
+    from emusim.inputs import scenario as sc
 
     b = execute.run_batch(inventory.load(inv_path), sc.load(scenario, "paper"), results)
     run = json.loads((base / "run4.json").read_text())

@@ -1,13 +1,13 @@
 """emusim.pipeline.ns3: a scenario's ns-3 runs and traces, and one run's command and identity;
-emusim.fitted_delay and emusim.backends.ns3.run_identity, which it shares with model_run."""
+emusim.inputs.fitted_delay and emusim.backends.ns3.run_identity, which it shares with model_run."""
 
 import json
 
 import pytest
 
-from emusim import fitted_delay
 from emusim.backends.ns3 import command as ns3mod
 from emusim.backends.ns3 import run_identity
+from emusim.inputs import fitted_delay
 from emusim.pipeline import ns3
 
 FITTED_US = 71.8878  # the report's two-point fit (§3.2)

@@ -3,7 +3,7 @@
 import pytest
 from snakemake.exceptions import WorkflowError
 
-from emusim import scenario as sc
+from emusim.inputs import scenario as sc
 from emusim.pipeline import setup as pipeline_setup
 
 

@@ -241,7 +241,7 @@ def test_the_paper_sources_are_its_sections(monkeypatch, tmp_path):
 
 
 def test_a_testbed_has_the_scenarios_of_the_three_host_line_only(make_setup):
-    from emusim.paths import CONFIG_DIR
+    from emusim.core.paths import CONFIG_DIR
 
     s = make_setup(
         scenarios=["random-drop", "lossy-link", "ecn-marking"],

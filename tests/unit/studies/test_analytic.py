@@ -45,12 +45,6 @@ def test_pftk_full_by_hand_window_limited():
     assert analytic.pftk_full_pps(0.01, model) == pytest.approx(52.4331, rel=2e-4)
 
 
-def test_pftk_approx_by_hand():
-    # 1 / (0.1 sqrt(4/300) + 1 x min(1, 3 sqrt(0.0075)) x 0.01 x 1.0032)
-    # = 1 / (0.0115470 + 0.2598076 x 0.010032) = 1 / 0.0141534 = 70.6544
-    assert analytic.pftk_approx_pps(0.01, HAND) == pytest.approx(70.6544, rel=2e-4)
-
-
 def test_q_hat_small_window_always_times_out():
     assert analytic.pftk_q_hat(0.05, 3) == 1.0
     assert analytic.pftk_q_hat(0.05, 2.5) == 1.0

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from emusim import scenario as sc
+from emusim.inputs import scenario as sc
 from emusim.studies import ecn_marking
 from emusim.studies.ecn_marking.numbers import ecn_numbers
 

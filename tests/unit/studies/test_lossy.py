@@ -4,8 +4,8 @@ per-variant table, the paper's numbers and the figures."""
 import pandas as pd
 import pytest
 
-from emusim import paper_numbers as pn
-from emusim.compare import compare_backends, run_status
+from emusim.analysis.compare import compare_backends, run_status
+from emusim.report import macros
 from emusim.studies.lossy_link import figures as plots_lossy
 from emusim.studies.lossy_link import numbers as lossy_numbers
 from emusim.studies.lossy_link import variants_table as lossy
@@ -130,14 +130,14 @@ def test_the_paper_numbers_of_the_study(comparison):
     assert out["LossyLinkRelDiffMaxCell"] == r"htcp at 0 \% and 10 ms"
     assert out["LossyLinkAboveQuarter"] == "none"
     assert out["LossyLinkRelDiffMaxHtcp"] == "0.250"
-    assert out["LossyLinkRelDiffMaxReno"] == pn.NA  # no reno cell in these tables
+    assert out["LossyLinkRelDiffMaxReno"] == macros.NA  # no reno cell in these tables
     farther = comparison.copy()
     farther.loc[farther["point"] == HTCP, "rel_diff"] = -0.4
     named = lossy_numbers.lossy_link_numbers("lossy-link", farther, lossy.HEADLINE, None, None)
     assert named["LossyLinkAboveQuarter"] == r"htcp at 5 \% and 10 ms (-0.40)"
     empty = lossy_numbers.lossy_link_numbers("lossy-link", None, lossy.HEADLINE, None, None)
     assert set(empty) == set(out)
-    assert empty["LossyLinkHeadlineRelDiffMedian"] == pn.NA
+    assert empty["LossyLinkHeadlineRelDiffMedian"] == macros.NA
 
 
 def test_the_figures_draw(tmp_path, comparison):

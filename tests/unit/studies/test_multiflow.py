@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from emusim import profiles
-from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles
 from emusim.studies.multiflow import phases
 from emusim.workloads import multiflow as mf
 
@@ -104,8 +104,8 @@ def test_bad_multiflow_workloads_are_refused_with_key_and_value(tmp_path, worklo
 
 
 def test_the_wan_profile_is_linux_6_1_with_larger_buffers():
-    base = profiles.get("linux-6.1").ns3_attributes()
-    wan = profiles.get("linux-6.1-wan").ns3_attributes()
+    base = tcp_profiles.get("linux-6.1").ns3_attributes()
+    wan = tcp_profiles.get("linux-6.1-wan").ns3_attributes()
     growth = "ns3::TcpLinuxSocket::WindowGrowthLimit"
     buffers = {"ns3::TcpSocket::RcvBufSize", "ns3::TcpSocket::SndBufSize"}
     # TCP small queues: the wan profile keeps the pacing stand-in its runs were made with
@@ -192,7 +192,9 @@ def _run(programs, variant, **args):
     """The multiflow program on a small dumbbell (20 Mb/s), linux-6.1-wan and `variant`."""
     s = sc.load("multiflow-dynamic-i", "quick")
     point = s.point(f"variant={variant}")
-    cmd = ns3.command(str(programs / "multiflow"), s, point, profiles.get("linux-6.1-wan"), 1, 0)
+    cmd = ns3.command(
+        str(programs / "multiflow"), s, point, tcp_profiles.get("linux-6.1-wan"), 1, 0
+    )
     for key, value in args.items():
         cmd = [a for a in cmd if not a.startswith(f"--{key}=")] + [f"--{key}={value}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True)

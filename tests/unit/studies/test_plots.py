@@ -4,7 +4,8 @@ valid PDF and PNG, reproducibly."""
 import pandas as pd
 import pytest
 
-from emusim import compare, plotting, reference, stats
+from emusim.analysis import compare, plotting, stats
+from emusim.inputs import measurements_2001
 from emusim.studies.report_2001 import figures as plots
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -143,10 +144,10 @@ def test_styles_colour_by_backend_marker_by_profile():
 
 
 @pytest.mark.skipif(
-    "random_drop_elapsed" not in reference.available(), reason="no data/reference yet"
+    "random_drop_elapsed" not in measurements_2001.available(), reason="no data/reference yet"
 )
 def test_fig4_1_from_the_2001_measurements(tmp_path):
-    raw = reference.load("random_drop_elapsed")
+    raw = measurements_2001.load("random_drop_elapsed")
     runs = raw.assign(
         scenario="random_drop",
         backend="hardware",

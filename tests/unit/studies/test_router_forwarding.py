@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from emusim import paper_numbers as pn
-from emusim import profiles
-from emusim import scenario as sc
 from emusim.backends.ns3 import command as ns3
-from emusim.paths import REPO_ROOT
+from emusim.core.paths import REPO_ROOT
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles
+from emusim.report import macros
 from emusim.studies.router_forwarding import figures as plots_forwarding
 from emusim.studies.router_forwarding import fit as forwarding_fit
 from emusim.studies.router_forwarding import numbers as forwarding_paper
@@ -142,7 +142,7 @@ def test_ns3_command_runs_the_forwarding_program():
     s = sc.load("router-forwarding", "quick")
     point = s.point("payload_B=8192+path=routed")
     assert ns3.program_name(s) == "router-forwarding"
-    cmd = ns3.command("router-forwarding", s, point, profiles.get("linux-2.2"), 1, 71.89)
+    cmd = ns3.command("router-forwarding", s, point, tcp_profiles.get("linux-2.2"), 1, 71.89)
     for arg in ("--workload=flood", "--payload=8192", "--path=routed", "--durationS=1"):
         assert arg in cmd
     assert "--dropMode=off" in cmd and "--hostQueuePackets=100" in cmd
@@ -322,7 +322,7 @@ def test_paper_numbers_from_hand_made_results():
     assert out["RouterForwardingFitNotes"] == "every estimate is used"
     assert (
         out["RouterForwardingRouterAlone"]
-        == rf"{pn.integer(1 / (R_PACKET + 92 * R_BYTE))} packets per second"
+        == rf"{macros.integer(1 / (R_PACKET + 92 * R_BYTE))} packets per second"
     )
     # median of |-0.1| and |0.25|
     assert out["RouterForwardingRelDiffMedianNsThreeModelPps"] == "0.175"

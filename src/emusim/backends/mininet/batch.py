@@ -34,9 +34,9 @@ from emusim.backends.mininet.plan import (
 )
 from emusim.backends.mininet.topology import ENV_MARK, PREFIX
 from emusim.backends.mininet.writer import BatchWriter, clock_of
+from emusim.core.paths import REPO_ROOT
+from emusim.infra.teardown import signals_raise
 from emusim.linux.tcp import check_profile
-from emusim.paths import REPO_ROOT
-from emusim.teardown import signals_raise
 
 # --- batch: on the host ---------------------------------------------------------------------
 
@@ -75,7 +75,7 @@ def run_batch(
     select: dict | None = None,
 ) -> dict:
     """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
-    time of a VM without KVM (emusim.vm.icount_requested: "env" reads the environment, None
+    time of a VM without KVM (emusim.infra.vm.icount_requested: "env" reads the environment, None
     runs it in real time); without ``repeat_deterministic`` a batch in dilated time runs a
     point that draws no random numbers once (`make_plan`); ``trace`` says which runs are
     traced (`tracing.select`). A ``shard`` runs its share of the design in a VM of its own
@@ -114,12 +114,12 @@ def run_batch(
     where, reason = next((p for p in places if p[0] == "vm"), places[0])
     if where == "host":
         need_root()  # a VM batch needs none: QEMU without KVM runs as any user
-    from emusim import vm
+    from emusim.infra import vm, vm_setup
 
     try:
         kvm = where == "vm" and vm.kvm_requested(None)
         shift = None if where == "host" or kvm else vm.icount_requested(icount_shift)
-    except vm.VMError as err:
+    except vm_setup.VMError as err:
         raise BatchError(str(err)) from None
     # only in dilated time does a point without randomness repeat to the microsecond
     repeat = repeat_deterministic or shift is None
@@ -217,8 +217,8 @@ def run_batch(
 
 
 def _code_identity() -> str:
-    """The digest of the code this batch makes its runs with (emusim.code_identity)."""
-    from emusim import code_identity
+    """The digest of the code this batch makes its runs with (emusim.infra.code_identity)."""
+    from emusim.infra import code_identity
 
     return code_identity.current(BACKEND)["digest"]
 
@@ -230,8 +230,8 @@ def _stamp_runs(paths: list[str], digest: str, variant_facts: dict | None) -> No
     (`provenance.module_parameters`, {"MODULE.NAME": value}; host.load_variant_modules).
     Done here, beside the run's making, so that the code that makes a run does not digest
     itself."""
-    from emusim import variants
-    from emusim.runjson import write_atomically
+    from emusim.infra.runjson import write_atomically
+    from emusim.inputs import variants
 
     read_back = (variant_facts or {}).get("module_parameters") or {}
     for path in paths:
@@ -246,8 +246,8 @@ def _stamp_runs(paths: list[str], digest: str, variant_facts: dict | None) -> No
 
 
 def _restorable(prov: dict, archive_dir: Path) -> tuple[bool, str]:
-    """Whether a kept run's code is this checkout's (emusim.archive.code_state)."""
-    from emusim import archive
+    """Whether a kept run's code is this checkout's (emusim.infra.archive.code_state)."""
+    from emusim.infra import archive
 
     return archive.code_state({"backend": BACKEND, "provenance": prov}, archive_dir)
 
@@ -267,16 +267,16 @@ def archived_runs(plan: dict, archive_dir: Path, results_dir: Path, clock: dict)
 
 def _kernel_release(clock: dict) -> str:
     """The kernel a batch with this clock runs on: the host's, or the one the VM boots."""
-    from emusim import vm
+    from emusim.infra import vm_setup
 
-    return os.uname().release if clock["clock"] == "host" else vm.find_kernel().release
+    return os.uname().release if clock["clock"] == "host" else vm_setup.find_kernel().release
 
 
 def _archived_copy(
     plan: dict, entry: dict, archive_dir: Path, results_dir: Path
 ) -> tuple[Path, dict] | None:
     """The archive's copy of a run and its provenance, or None if it keeps none."""
-    from emusim import archive
+    from emusim.infra import archive
 
     relative = Path(entry["path"]).relative_to(results_dir)
     kept = archive.archive_path(archive_dir, plan["scale"], relative)
@@ -290,7 +290,7 @@ def restore_archived(plan: dict, archive_dir: Path, results_dir: Path, clock: di
     the kernel this batch would boot, its clock, the point and the profile as they are now)
     written into the results from there, with its session's record, and counted as already
     there. docs/archive.md."""
-    from emusim import archive
+    from emusim.infra import archive
 
     kernel = _kernel_release(clock)
     keep, restored = [], []
@@ -411,7 +411,7 @@ def _traced(plan: dict, trace: tracing.TraceRequest | None) -> dict:
 
 
 def _write_batch(path: Path, out: dict) -> None:
-    from emusim.runjson import write_atomically
+    from emusim.infra.runjson import write_atomically
 
     write_atomically(path, json.dumps(out, indent=1, sort_keys=True, default=str) + "\n")
 
@@ -515,7 +515,7 @@ def vm_timeout_s(plan: dict) -> float:
     """The host's limit for a batch's VM: boot, setup and the self-check (1800 s), and per run
     600 s plus its link's busy time (what the workload puts on the wire) at
     VM_HOST_S_PER_BUSY_GUEST_S. In dilated time these are the VM's CPU seconds, which other
-    work on the host does not inflate (`emusim.vm.DILATED_WALL_FACTOR`: a limit on wall time
+    work on the host does not inflate (`emusim.infra.vm.DILATED_WALL_FACTOR`: a limit on wall time
     failed a 1 GB lossy-link batch on a host running four jobs on two cores, at 6149 s, two
     runs of three made). In real time (no icount) they are wall seconds, and a run may also
     last to its cap."""
@@ -530,7 +530,7 @@ def vm_timeout_s(plan: dict) -> float:
 def _run_in_vm(
     plan: dict, writer: BatchWriter, timeout_s: float | None, cpus: int | None = None
 ) -> float:
-    from emusim import vm
+    from emusim.infra import vm, vm_setup
 
     PLAN_DIR.mkdir(parents=True, exist_ok=True)
     plan_path = PLAN_DIR / f"{plan['batch_id']}.json"
@@ -570,7 +570,7 @@ def _run_in_vm(
                 use_kvm=writer.kvm,
                 on_start=lambda pgid: setattr(writer, "vm_group", pgid),
             )
-    except vm.VMError as err:
+    except vm_setup.VMError as err:
         raise BatchError(f"the VM failed: {err}") from None
     finally:
         os.environ.pop(ENV_MARK, None)

@@ -9,7 +9,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from emusim import constants
+from emusim.core import constants
 from emusim.linux.shaper import byte_time_us, wire_time_us
 
 # --- self-check -------------------------------------------------------------------------------
@@ -61,7 +61,7 @@ def per_link_sum(f: Callable[[float], float], rates_bps: Sequence[float]) -> flo
 
 def two_point_line(sizes, rtts) -> tuple[float, float]:
     """(slope, intercept) of the line through the mean RTT at the report's two fitting sizes:
-    `emusim.delay.two_point_fit`'s arithmetic without numpy and pandas, which the VM would
+    `emusim.inputs.delay.two_point_fit`'s arithmetic without numpy and pandas, which the VM would
     read over 9p at great cost (a test checks both agree)."""
     p1, p2 = constants.TWO_POINT_FIT_SIZES_B
     means = {}
@@ -106,8 +106,8 @@ def whole_segment_window_b(cap_b: int, mss_b: int, wscale: int) -> int:
 
 def line_rate_fraction(writes: int, elapsed_s: float, rate_bps: float) -> float:
     """Throughput as a fraction of the most the link allows, in the report's accounting:
-    throughput_report_Bps = 1526 × writes / elapsed (emusim.stats) against its limit at line
-    rate, rate/8 × 1526/1538 (each write is one 1538-byte-time frame). Equal to the wire
+    throughput_report_Bps = 1526 × writes / elapsed (emusim.analysis.stats) against its limit at
+    line rate, rate/8 × 1526/1538 (each write is one 1538-byte-time frame). Equal to the wire
     throughput (1538 × writes / elapsed) over rate/8."""
     report_bps = constants.ETH_FRAME_REPORT_B * writes / elapsed_s
     limit = rate_bps / 8 * constants.ETH_FRAME_REPORT_B / constants.ETH_FRAME_WIRE_B
@@ -126,7 +126,7 @@ def path_delay_us(intercept_us: float, rates_bps: Sequence[float]) -> float:
     """One-way delay of a line of links at ``rates_bps`` from the intercept of a ping sweep's
     line, in the report's accounting (§3.2: each of the 2·links serialisations of an echo
     carries 54 header bytes at its link's rate; the inter-frame gap is inside the delay). For
-    two links at one rate this is `emusim.delay.one_way_delay_us`."""
+    two links at one rate this is `emusim.inputs.delay.one_way_delay_us`."""
     header_us = 2 * per_link_sum(
         lambda rate: byte_time_us(constants.PING_OVERHEAD_REPORT_B, rate), rates_bps
     )

@@ -23,7 +23,7 @@ kernel release, place, KVM, dropper implementation, timings and the list of run 
 
 Where it runs (``--place auto``): on this machine when its kernel has what the batch needs
 (netem for a nonzero delay, the congestion control, the dropper module if asked for), else in
-one virtme-ng VM booting Debian's kernel (emusim.vm) for the whole batch. The guest runs
+one virtme-ng VM booting Debian's kernel (emusim.infra.vm) for the whole batch. The guest runs
 ``python -m emusim.backends.mininet execute --plan FILE`` and prints each run as one ``EMUSIM-RUN``
 line; this process writes the files, so an interrupted batch keeps every finished run.
 
@@ -139,11 +139,11 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("capabilities", help="what this machine's kernel offers the emulation")
     args = parser.parse_args(argv)
 
-    from emusim import vm
+    from emusim.infra import vm, vm_setup
 
     try:
         if args.cmd == "batch":
-            from emusim import scenario as sc
+            from emusim.inputs import scenario as sc
 
             scenario = sc.load(args.scenario, args.scale)
             run_batch(
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as err:
         log(f"mininet: interrupted ({err or 'Ctrl-C'}); cleaned up")
         return 130
-    except (BatchError, EmuError, HostError, ProfileError, ValueError, vm.VMError) as err:
+    except (BatchError, EmuError, HostError, ProfileError, ValueError, vm_setup.VMError) as err:
         log(f"mininet: error: {err}")
         return 2
     return 0

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from emusim.backends import MININET
+from emusim import workloads
 from emusim.backends.mininet import scheduling, tracing
 from emusim.backends.mininet.calibration import (
     LINUX_RMEM_MAX_DEFAULT_B,
@@ -49,10 +49,11 @@ from emusim.backends.mininet.plan import (
     variant_modules,
 )
 from emusim.backends.mininet.topology import LOSSY_EGRESS, Topology
-from emusim.linux import runner, tools
+from emusim.core.backend_registry import MININET
+from emusim.infra.teardown import signals_ignored, signals_raise
+from emusim.linux import tools
 from emusim.linux.shaper import netem_delay_arg
 from emusim.linux.tcp import tcp_setup
-from emusim.teardown import signals_ignored, signals_raise
 
 BACKEND = MININET.name
 
@@ -102,13 +103,13 @@ where it would have dropped them (ecn). A packet is in one of the two at most.""
 
 
 def run_one(network, hosts, dropper, entry: dict, plan: dict) -> dict:
-    """One run (emusim.linux.runner.run_one) on the point's impaired link, if it has one: its
+    """One run (emusim.workloads.run_one) on the point's impaired link, if it has one: its
     loss and delay set before, its counters read after (and its CoDel queue's state, with
     `topology.aqm`)."""
     link = entry.get("link")
     if link is not None:
         before = network.impair_link(str(link["loss"]), float(link["delay_ms"]))
-    out = runner.run_one(hosts, dropper, entry, plan)
+    out = workloads.run_one(hosts, dropper, entry, plan)
     if link is not None:
         out["metrics"].update(link_metrics(before, network.link_counters()))
     aqm = network.aqm_qdisc(stats=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from emusim.backends.mininet.topology import ENV_MARK, PREFIX
-from emusim.paths import BUILD_DIR, REPO_ROOT
+from emusim.core.paths import BUILD_DIR, REPO_ROOT
 
 TOOLS_DIR = BUILD_DIR / "emu"
 PLAN_DIR = TOOLS_DIR / "plans"
@@ -433,12 +433,12 @@ def cleanup(only_dead: bool = True, batch_id: str | None = None, plans: bool = T
                 with contextlib.suppress(OSError):
                     entry.unlink()
                     removed.append(f"plan {entry.name}")
-    # a traced run's tracefs instance and kprobes (emusim.linux.tcp_trace), on this machine
-    from emusim.linux import tcp_trace
+    # a traced run's tracefs instance and kprobes (emusim.linux.tcp_tracefs), on this machine
+    from emusim.linux import tcp_tracefs
 
-    for bid in tcp_trace.leftover_sessions():
+    for bid in tcp_tracefs.leftover_sessions():
         if wanted(bid):
-            removed += tcp_trace.remove_session(bid)
+            removed += tcp_tracefs.remove_session(bid)
     if REGISTRY_DIR.is_dir():
         for entry in REGISTRY_DIR.iterdir():
             if wanted(entry.name) and not (batch_id is None and _owner_alive(entry.name)):

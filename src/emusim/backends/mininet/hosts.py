@@ -1,7 +1,7 @@
 """The emulation's hosts as emusim.linux.hosts.Hosts: commands started in a node's network
 namespace (the node's shell, Mininet's ``Host.popen``) on the machine or the VM that runs the
 batch. What runs on them is written once for the emulation and the testbed
-(emusim.linux.runner, the workloads' ``run_linux``).
+(emusim.workloads.run_one, the workloads' ``run_linux``).
 """
 
 from __future__ import annotations

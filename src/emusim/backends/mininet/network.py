@@ -8,7 +8,7 @@ the root namespace's socket buffers and other sysctls (``fixLimits``), which a s
 change on its host. Everything else (addresses, routes, static neighbours, tc, sysctls,
 ethtool, netfilter) is set with ``ip``/``tc``/``sysctl``/``ethtool``/``iptables`` run in the
 namespaces, and checked. The workloads run on its nodes through `emusim.backends.mininet.hosts`
-(emusim.linux.runner, the same code as the testbed's).
+(emusim.workloads.run_one, the same code as the testbed's).
 """
 
 from __future__ import annotations

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from emusim import fitted_delay, runjson, workloads
-from emusim.backends import MININET
+from emusim import workloads
 from emusim.backends.mininet import scheduling
 from emusim.backends.mininet.host import aqm_missing, capabilities
 from emusim.backends.mininet.topology import Topology, new_batch_id
+from emusim.core.backend_registry import MININET
+from emusim.infra import runjson
+from emusim.inputs import fitted_delay
 from emusim.linux import runner
 from emusim.linux.dropper import DROPPER_IMPLS, dropper_active
 from emusim.linux.tcp import check_profile, tcp_setup
@@ -103,7 +105,7 @@ def log(msg: str) -> None:
 
 def one_way_delay_us(scenario, delay_json: Path | None) -> float:
     """The scenario's one-way delay (Scenario.one_way_delay_us), the fitted one read from
-    `delay_json` (emusim.delay's file) for ``delay: measured``."""
+    `delay_json` (emusim.inputs.delay's file) for ``delay: measured``."""
     if not fitted_delay.is_measured(scenario):
         return scenario.one_way_delay_us(None)
     if delay_json is None:
@@ -149,7 +151,7 @@ def make_plan(
     at a time (an index; the plan says how many there are in ``parameter_groups``), each a
     session of its own.
     """
-    from emusim import variants as tcp_variants  # on the host only: the guest gets the plan
+    from emusim.inputs import variants as tcp_variants  # on the host only: the guest gets the plan
 
     check_profile(profile)
     if repetitions is not None and repetitions < 1:

@@ -5,9 +5,9 @@ trace's way to the host's results.
 - On the host, `select` marks the plan's traced runs (an entry's ``trace``: the CSV's path,
   beside the run's JSON) and, for a traced batch (`TraceRequest.only`), leaves the others
   out; a traced run whose CSV is missing is run again even if its JSON is there.
-- Where the batch runs, `traced` wraps one run: a tracefs session (`emusim.linux.tcp_trace`)
+- Where the batch runs, `traced` wraps one run: a tracefs session (`emusim.linux.tcp_tracefs`)
   from before the blast starts to after it ends, then the conversion to ns-3's CSV
-  (`emusim.linux.tcp_trace_convert`), gzipped; its facts go into the run's
+  (`emusim.linux.tracefs_convert`), gzipped; its facts go into the run's
   ``provenance.mininet.trace``. `emit` sends the CSV before the run's RUN record, as
   ``EMUSIM-TRACE`` records of base64 chunks (the guest's root is read-only; its console is
   the way out), so a run JSON on disk always has its trace beside it.
@@ -29,8 +29,8 @@ from pathlib import Path
 from emusim import workloads
 from emusim.backends.mininet.host import PORT
 from emusim.backends.mininet.topology import LOSSY_EGRESS
-from emusim.linux import tcp_trace
-from emusim.linux import tcp_trace_convert as convert
+from emusim.linux import tcp_tracefs
+from emusim.linux import tracefs_convert as convert
 
 TRACE_SUFFIX = ".csv.gz"
 RAW_SUFFIX = ".tracefs.txt.gz"
@@ -98,7 +98,7 @@ def select(plan: dict, request: TraceRequest | None) -> dict:
 class RunTrace:
     """One run's tracing, as `traced` yields it; `attach` puts the result into the run."""
 
-    def __init__(self, session: tcp_trace.Session | None = None, impaired=(), raw=False):
+    def __init__(self, session: tcp_tracefs.Session | None = None, impaired=(), raw=False):
         self.session = session
         self.impaired = tuple(impaired)
         self.raw = raw
@@ -165,7 +165,7 @@ def traced(entry: dict, network, batch_id: str) -> Iterator[RunTrace]:
     if not entry.get("trace"):
         yield RunTrace()
         return
-    session = tcp_trace.Session(tcp_trace.SESSION_PREFIX + batch_id, PORT)
+    session = tcp_tracefs.Session(tcp_tracefs.SESSION_PREFIX + batch_id, PORT)
     impaired = [network.devs[key] for _role, key in LOSSY_EGRESS.values()] if entry.get(
         "link"
     ) is not None else []  # fmt: skip

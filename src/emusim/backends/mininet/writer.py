@@ -33,8 +33,8 @@ from emusim.linux.dropper import dropper_active
 def clock_of(place: str, kvm: bool, icount_shift: int | None) -> dict:
     """What clock a batch's measurements are in: the host's real time, a KVM guest's (real
     time too), or a TCG guest's: dilated (QEMU icount, ``icount_shift``) or real time; and a
-    TCG guest's CPU model (emusim.vm.guest_cpu_model), which sets what an instruction does."""
-    from emusim import vm
+    TCG guest's CPU model (emusim.infra.vm.guest_cpu_model), which sets what an instruction does."""
+    from emusim.infra import vm
 
     if place == "host":
         clock = "host"
@@ -75,7 +75,7 @@ class BatchWriter:
         self.selfcheck_raw: dict | None = None
         self.run_cpus: list[float] = []
         self.t_record = self.t0  # host time of the last record: a run's is the time since
-        from emusim.runjson import git_revision
+        from emusim.infra.runjson import git_revision
 
         self.git = git_revision()
 
@@ -87,7 +87,7 @@ class BatchWriter:
         obj.setdefault("host_s", round(now - self.t_record, 3))
         self.t_record = now
         if self.vm_group is not None:  # the VM's CPU time since the last record
-            from emusim.vm import group_cpu_s
+            from emusim.infra.vm import group_cpu_s
 
             cpu = group_cpu_s(self.vm_group) or 0.0
             obj.setdefault("host_cpu_s", round(cpu - self.cpu_record, 2))
@@ -121,7 +121,7 @@ class BatchWriter:
             self.finished = True
 
     def _write_run(self, obj: dict) -> None:
-        from emusim.runjson import assemble, write_atomically
+        from emusim.infra.runjson import assemble, write_atomically
 
         entry = self.by_key[tuple(obj["key"])]
         plan = self.plan
@@ -191,7 +191,7 @@ class BatchWriter:
 
     def write_session(self, vm_elapsed_s: float | None) -> dict:
         """This session's record (sessions/BATCH_ID.json beside batch.json); returns it."""
-        from emusim.runjson import write_atomically
+        from emusim.infra.runjson import write_atomically
 
         record = self.session_json(vm_elapsed_s)
         path = session_path(self.results_dir, self.plan)
@@ -259,7 +259,7 @@ def evaluate_selfcheck(raw: dict, plan: dict, shaper: str | None = "netem") -> d
     """The self-check's numbers against their limits (tolerances in `calibration`)."""
     import pandas as pd
 
-    from emusim import delay as delay_fit
+    from emusim.inputs import delay as delay_fit
 
     links = raw.get("links", 2)
     # the transfer's limit is the slowest link; each link's echo serialisations at its rate

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from emusim.paths import BUILD_DIR, REPO_ROOT
+from emusim.core.paths import BUILD_DIR, REPO_ROOT
 
 NS3_SOURCE_DIR = REPO_ROOT / "sim" / "ns3"
 NS3_BUILD_DIR = BUILD_DIR / "ns3"

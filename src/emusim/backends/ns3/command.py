@@ -22,7 +22,7 @@ Modelling choices, each with its source (docs/fidelity.md has the full argument)
   links may run at their own rate (topology.access_rate_Mbps), and router's egress toward
   router2 may be CoDel (topology.aqm) in place of its loss and FIFO (`line_args`).
 - TCP variant (axis `variant`): the profile's attributes with its congestion control replaced
-  by the variant's (emusim.variants.ns3_attributes); a variant ns-3 lacks is refused.
+  by the variant's (emusim.inputs.variants.ns3_attributes); a variant ns-3 lacks is refused.
 - Many flows through one bottleneck (workload `multiflow`, the multi-flow study): program
   multiflow on the dumbbell, each flow's propagation delay on its sender's access link, the
   bottleneck a drop-tail FIFO (emusim.workloads.multiflow; docs/multiflow.md).
@@ -39,13 +39,15 @@ from pathlib import Path
 
 import yaml
 
-from emusim import constants, variants, workloads
-from emusim import profiles as profiles_registry
+from emusim import workloads
 from emusim.backends.ns3 import build as ns3build
-from emusim.drop_decision import cutoff_from_rate
-from emusim.profiles import Profile
-from emusim.runjson import run_path
-from emusim.scenario import Point, Scenario
+from emusim.core import constants
+from emusim.core.drop_decision import cutoff_from_rate
+from emusim.infra.runjson import run_path
+from emusim.inputs import tcp_profiles as profiles_registry
+from emusim.inputs import variants
+from emusim.inputs.scenario import Point, Scenario
+from emusim.inputs.tcp_profiles import Profile
 
 
 def byte_time_ns(n_bytes: float, link_rate_bps: float) -> float:
@@ -342,7 +344,7 @@ def payload_line_rate_bps(link_rate_bps: float) -> int:
 
 def tcp_args(point: Point, profile: Profile, link_rate_bps: float) -> list[str]:
     """The profile's ns-3 attributes, the congestion control the point's variant's if it has
-    one (a variant replaces that and nothing else: emusim.variants)."""
+    one (a variant replaces that and nothing else: emusim.inputs.variants)."""
     attrs = profile.ns3_attributes()
     if point.variant is not None:
         attrs = variants.ns3_attributes(attrs, variants.get(point.variant))

@@ -7,7 +7,7 @@
 The command is ns-3's without the model (`command.command`) plus the fitted model's arguments
 (the workload's `ns3_model_args`: emusim.workloads.udp_flood), built when the run runs: the
 fit is read then, not when Snakemake plans the run, so a fit redone in the same invocation is
-the one used. The run is written by emusim.runjson, as every ns-3 run is.
+the one used. The run is written by emusim.infra.runjson, as every ns-3 run is.
 """
 
 from __future__ import annotations
@@ -17,11 +17,14 @@ import json
 import sys
 from pathlib import Path
 
-from emusim import fitted_delay, profiles, runjson, workloads
-from emusim import scenario as sc
-from emusim.backends import NS3_MODEL
+from emusim import workloads
 from emusim.backends.ns3 import command as ns3
 from emusim.backends.ns3 import run_identity
+from emusim.core.backend_registry import NS3_MODEL
+from emusim.infra import runjson
+from emusim.inputs import fitted_delay
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles as profiles
 
 
 def command_and_meta(args: argparse.Namespace) -> tuple[list[str], dict]:

@@ -23,8 +23,9 @@ def run_meta(
     **provenance,
 ) -> dict:
     """The run's identity. No git revision or interpreter path: the workflow compares these
-    between runs, and a new commit must not redo every run (emusim.runjson records the revision
-    when the run runs). `provenance` adds the caller's own keys (the code identity, the fit)."""
+    between runs, and a new commit must not redo every run (emusim.infra.runjson records the
+    revision when the run runs). `provenance` adds the caller's own keys (the code identity,
+    the fit)."""
     return {
         "scenario": scenario.name,
         "backend": backend,

@@ -1,8 +1,8 @@
 """The hardware backend's results when no testbed is attached: the 2001 measurements.
 
 Each scenario's points are matched to the rows of data/reference/ by their sweep values, and
-turned into the tidy per-run table every backend produces (docs/results-schema.md), with
-`profile` = `native` (the hosts' own kernels) and `seed` empty.
+turned into runs as every backend gives them (docs/results-schema.md; the workflow tidies them,
+emusim.analysis.collect), with `profile` = `native` (the hosts' own kernels) and `seed` empty.
 """
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from emusim import reference
-from emusim.backends import HARDWARE
-from emusim.collect import tidy
-from emusim.constants import TCP_WRITE_SIZE_B
-from emusim.scenario import SCENARIO_DIR, Point, Scenario
+from emusim.core.backend_registry import HARDWARE
+from emusim.core.constants import TCP_WRITE_SIZE_B
+from emusim.inputs import measurements_2001
+from emusim.inputs.scenario import SCENARIO_DIR, Point, Scenario
 
 PROFILE = HARDWARE.profile
 
@@ -56,15 +55,15 @@ def _udp_rows(df: pd.DataFrame) -> list[dict]:
 
 
 def _ping_rows(v: dict) -> list[dict]:
-    df = reference.load("ping_rtt")
+    df = measurements_2001.load("ping_rtt")
     df = df[df.request_size_B == v["request_size_B"]].sort_values("rep")
     # One `ping -c 10` per size: one run whose echoes are a list, as the other backends.
     return [{"repetition": 1, "rtt_us": [float(x) for x in df.rtt_us]}]
 
 
 def _random_drop_rows(v: dict) -> list[dict]:
-    el = reference.load("random_drop_elapsed")
-    dr = reference.load("random_drop_counts")
+    el = measurements_2001.load("random_drop_elapsed")
+    dr = measurements_2001.load("random_drop_counts")
     el = el[[_same_rate(x, v["drop_rate"]) for x in el.drop_rate]]
     dr = dr[[_same_rate(x, v["drop_rate"]) for x in dr.drop_rate]].set_index("run")
     rows = _tcp_rows(el)
@@ -74,20 +73,20 @@ def _random_drop_rows(v: dict) -> list[dict]:
 
 
 def _regular_drop_rows(v: dict) -> list[dict]:
-    df = reference.load("regular_drop")
+    df = measurements_2001.load("regular_drop")
     return _tcp_rows(df[df.cutoff == v["every_n"]])
 
 
 def _regular_1in6_rows(v: dict) -> list[dict]:
-    df = reference.load("regular_1in6")
+    df = measurements_2001.load("regular_1in6")
     df = df[(df.iterations == v["iterations"]) & (df.dropper == v["mode"])]
     # Table 4.4 prints no request size; every blast test of the report wrote 1448 bytes.
     return _tcp_rows(df.assign(writes=df.iterations, write_size_B=TCP_WRITE_SIZE_B))
 
 
 TABLES: dict[tuple[str, ...], Callable[[dict], list[dict]]] = {
-    ("3.1",): lambda v: _tcp_rows(reference.load("tcp_blast")),
-    ("3.2",): lambda v: _udp_rows(reference.load("udp_blast")),
+    ("3.1",): lambda v: _tcp_rows(measurements_2001.load("tcp_blast")),
+    ("3.2",): lambda v: _udp_rows(measurements_2001.load("udp_blast")),
     ("3.3",): _ping_rows,
     ("4.1", "4.2"): _random_drop_rows,
     ("4.3",): _regular_drop_rows,
@@ -100,7 +99,7 @@ which file holds which table."""
 
 DELAY_TABLE = "3.3"
 """The report's ping sweep (Table 3.3), to which the one-way delay of every `delay: measured`
-scenario is fitted (its §3.2; emusim.delay)."""
+scenario is fitted (its §3.2; emusim.inputs.delay)."""
 
 
 def delay_scenario(scenario_dir: Path = SCENARIO_DIR) -> str:
@@ -143,8 +142,8 @@ def _rows_for(scenario: Scenario, point: Point) -> list[dict]:
     return TABLES[tables](point.values)
 
 
-def reference_runs(scenario: Scenario) -> pd.DataFrame:
-    """Tidy per-run table of the 2001 measurements for the scenario's points."""
+def reference_runs(scenario: Scenario) -> list[dict]:
+    """The 2001 measurements of the scenario's points, as runs (a run JSON's fields)."""
     runs = []
     for point in scenario.points:
         for row in _rows_for(scenario, point):
@@ -162,7 +161,7 @@ def reference_runs(scenario: Scenario) -> pd.DataFrame:
                     "metrics": {k: _plain(x) for k, x in row.items()},
                 }
             )
-    return tidy(runs, scenario)
+    return runs
 
 
 def _plain(value):

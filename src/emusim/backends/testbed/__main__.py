@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from emusim.backends.testbed import execute, inventory, preflight, ssh
-from emusim.runjson import write_atomically
+from emusim.infra.runjson import write_atomically
 
 TABLES = ("hosts", "interfaces", "routes", "tcp_sysctls")
 
@@ -48,7 +48,7 @@ def cmd_tables(args) -> None:
 
 
 def cmd_batch(args) -> None:
-    from emusim import scenario as sc
+    from emusim.inputs import scenario as sc
 
     inv = inventory.load(args.inventory)
     scenario = sc.load(args.scenario, args.scale)

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from scipy.stats import binom
 
 from emusim import workloads
-from emusim.drop_decision import cutoff_from_rate
+from emusim.core.drop_decision import cutoff_from_rate
 from emusim.linux.dropper import dropper_active
 
 DROP_INTERVAL = 0.999

@@ -25,16 +25,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from emusim import runjson
-from emusim.backends import HARDWARE
+from emusim import workloads
 from emusim.backends.testbed import checks, preflight, ssh
 from emusim.backends.testbed.inventory import Inventory
+from emusim.core.backend_registry import HARDWARE
+from emusim.infra import runjson
+from emusim.infra.runjson import assemble, git_revision, write_atomically
+from emusim.infra.teardown import signals_ignored, signals_raise
 from emusim.linux import runner
 from emusim.linux.dropper import dropper_active, module_writes
 from emusim.linux.hosts import HostError
 from emusim.linux.tcp import RECORDED_SYSCTLS
-from emusim.runjson import assemble, git_revision, write_atomically
-from emusim.teardown import signals_ignored, signals_raise
 
 BACKEND = HARDWARE.name
 PROFILE = HARDWARE.profile
@@ -205,9 +206,9 @@ class Testbed:
 
 
 def run_one(tb: Testbed, entry: dict, plan: dict, target: str) -> dict:
-    """One run (emusim.linux.runner.run_one) with the dropper's target the testbed's receiver:
+    """One run (emusim.workloads.run_one) with the dropper's target the testbed's receiver:
     metrics, facts and the target packets the dropper saw (None without the module)."""
-    out = runner.run_one(tb, tb, {**entry, "dropper_target": target}, plan)
+    out = workloads.run_one(tb, tb, {**entry, "dropper_target": target}, plan)
     facts = out["facts"]
     return {
         "status": out["status"],

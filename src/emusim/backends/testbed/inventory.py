@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from emusim import schema_errors
+from emusim.core import schema_errors
 
 SCHEMA_PATH = Path(__file__).parents[2] / "schemas" / "inventory.schema.yaml"
 ROLES = ("sender", "router", "receiver")

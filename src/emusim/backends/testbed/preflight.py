@@ -30,8 +30,8 @@ import pandas as pd
 
 from emusim.backends.testbed import ssh
 from emusim.backends.testbed.inventory import Inventory
+from emusim.core.paths import REPO_ROOT
 from emusim.linux.tcp import normalise_sysctl
-from emusim.paths import REPO_ROOT
 
 PROC_DROPPER = "/proc/dropperInfo/dropper"
 PROC_NUM_DROPPED = "/proc/dropperInfo/numDropped"
@@ -54,7 +54,7 @@ CLOCK_LOOP = (
 """Answers each line with the host's clock: bash's $EPOCHREALTIME needs no process start
 (so the probe's round trip is the connection's), date where the shell has none."""
 ROUTE_NOTE = "experiment route (Figure 1.1): "
-"""As data/reference/interfaces.csv (and emusim.paper_tables) mark the route's interfaces."""
+"""As data/reference/interfaces.csv (and emusim.report.setup_tables) mark the route's interfaces."""
 ROUTE_ROLES = {
     ("sender", 0): "sender egress, to the router",
     ("router", 0): "router ingress, from the sender",

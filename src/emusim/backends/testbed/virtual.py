@@ -1,6 +1,6 @@
 """A virtual testbed: the report's three hosts as network namespaces, each with its own sshd.
 
-For the tests (run as root; in the VM of emusim.vm for netem and the dropper module):
+For the tests (run as root; in the VM of emusim.infra.vm for netem and the dropper module):
 
     mgmt 10.24K.N.1 (controller, root namespace) ── 10.24K.N.2 mgmt0 of host K (its sshd)
     sender eth1 192.168.1.2 ── eth1 192.168.1.1 router eth2 192.168.2.1 ── eth1 192.168.2.2 receiver
@@ -32,8 +32,8 @@ from pathlib import Path
 
 import yaml
 
+from emusim.core.paths import BUILD_DIR
 from emusim.linux.shaper import netem_delay_us, shaper_commands
-from emusim.paths import BUILD_DIR
 
 PREFIX = "emtb"
 """Names of the virtual testbed's namespaces and root-side links (not Mininet's `emsim`)."""

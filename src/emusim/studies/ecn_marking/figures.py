@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from emusim.plotting import backend_color, figure_style, save_figure
+from emusim.analysis.plotting import backend_color, figure_style, save_figure
 
 PANELS = {
     "goodput_Bps": ("Goodput (10⁶ B/s)", 1e-6),

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pandas as pd
 
-from emusim.paper_numbers import (
+from emusim.report.macros import (
     Numbers,
     PaperInputs,
     fixed,

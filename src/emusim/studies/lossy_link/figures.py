@@ -1,5 +1,5 @@
 """The lossy-link family's figures (issue 8): goodput per TCP variant against loss and delay,
-and ns-3 against Mininet per cell. Styles and save: emusim.plotting.
+and ns-3 against Mininet per cell. Styles and save: emusim.analysis.plotting.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ import seaborn as sns
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from emusim import tcptrace
-from emusim.compare import axis_values
-from emusim.constants import TCP_WRITE_SIZE_B
-from emusim.plotting import (
+from emusim.analysis import tcp_events
+from emusim.analysis.compare import axis_values
+from emusim.analysis.plotting import (
     PROFILE_LINESTYLES,
     PROFILE_MARKERS,
     backend_color,
@@ -26,6 +25,7 @@ from emusim.plotting import (
     wrap,
     x_values,
 )
+from emusim.core.constants import TCP_WRITE_SIZE_B
 
 # --- the lossy-link family (issue 8) ------------------------------------------------------------
 
@@ -171,9 +171,9 @@ TRACE_BACKENDS = {"ns3": "ns-3", "mininet": "emulation (Linux 6.1)"}
 
 
 def fig_lossy_traces(traces: Mapping[str, pd.DataFrame], stem: Path, point: str) -> list[Path]:
-    """One cell traced in both backends (emusim.tcptrace's CSV), overlaid: every data segment
-    sent against time, retransmissions marked, and the timeouts (top); the congestion window in
-    segments (bottom)."""
+    """One cell traced in both backends (emusim.analysis.tcp_events's CSV), overlaid: every data
+    segment sent against time, retransmissions marked, and the timeouts (top); the congestion window
+    in segments (bottom)."""
     with figure_style():
         fig = Figure(figsize=(7.2, 6.0), layout="constrained")
         top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
@@ -188,7 +188,7 @@ def fig_lossy_traces(traces: Mapping[str, pd.DataFrame], stem: Path, point: str)
                 again["t_s"], again["segment"], "x", ms=3, color=color, alpha=0.8,
                 label=f"{label}: retransmitted ({len(again)})",
             )  # fmt: skip
-            timeouts = tcptrace.timeouts(trace)
+            timeouts = tcp_events.timeouts(trace)
             for t in timeouts["t_s"]:
                 top.axvline(t, color=color, lw=0.4, alpha=0.35)
             cwnd = trace[trace["event"] == "cwnd"]  # bytes; every profile's MSS is 1448 B
@@ -211,7 +211,7 @@ def draw(kind: str, inputs: Mapping, params: Mapping, stem: Path) -> list[Path]:
     cell traced in both backends); ``params`` names the scenario and the variants in the
     registry's order, or the traced point."""
     if kind == "traces":
-        traces = {b: tcptrace.read(inputs[b]) for b in TRACE_BACKENDS if b in inputs}
+        traces = {b: tcp_events.read(inputs[b]) for b in TRACE_BACKENDS if b in inputs}
         return fig_lossy_traces(traces, stem, params["point"])
     variants = params["variants"]
     compare = pd.read_csv(inputs["compare"])

@@ -1,5 +1,5 @@
 """The lossy-link study's numbers for the paper (paper/sections/lossy_link.tex): its design,
-and how far ns-3's goodput is from Mininet's per TCP variant (emusim.paper_numbers says how a
+and how far ns-3's goodput is from Mininet's per TCP variant (emusim.report.macros says how a
 number becomes a macro)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from decimal import Decimal
 
 import pandas as pd
 
-from emusim import variants
-from emusim.paper_numbers import (
+from emusim.inputs import variants
+from emusim.report.macros import (
     Numbers,
     PaperInputs,
     integer,

@@ -4,7 +4,7 @@ workflow's plug-in API (emusim.pipeline.studies.api)."""
 
 from __future__ import annotations
 
-from emusim import variants as tcp_variants
+from emusim.inputs import variants as tcp_variants
 from emusim.studies import scenarios_claimed
 from emusim.studies.lossy_link import STUDY, variants_table
 

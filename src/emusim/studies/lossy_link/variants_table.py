@@ -1,8 +1,8 @@
 """The lossy-link family (issue 8): its headline cell and the per-variant table of it.
 
 The family compares ns-3 with Mininet (there is no hardware reference); the comparison is
-``results/compare/NAME-ns3-vs-mininet.csv`` (emusim.compare.compare_backends). The paper and
-the per-variant table report one cell of the design for every variant: HEADLINE, 5 % random
+``results/compare/NAME-ns3-vs-mininet.csv`` (emusim.analysis.compare.compare_backends). The paper
+and the per-variant table report one cell of the design for every variant: HEADLINE, 5 % random
 loss in each direction and 10 ms of one-way delay on the impaired link, a lossy long link on
 which the variants differ most while every one of them still completes at quick scale.
 """
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from emusim.compare import axis_values
+from emusim.analysis.compare import axis_values
 
 HEADLINE = {"delay_ms": 10, "loss": "0.05"}
 """The cell the paper's per-variant numbers come from."""

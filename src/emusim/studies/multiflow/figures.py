@@ -16,8 +16,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 
-from emusim.collect import read_runs
-from emusim.plotting import figure_style, save_figure
+from emusim.analysis.collect import read_runs
+from emusim.analysis.plotting import figure_style, save_figure
 from emusim.studies.multiflow.phases import queue_target_pkts, smooth
 from emusim.workloads import multiflow as mf
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from emusim import paper_numbers as pn
+from emusim.report import macros
 from emusim.studies.multiflow.phases import queue_target_pkts
 from emusim.workloads import multiflow as mf
 
@@ -39,14 +39,14 @@ def settled_early(rows: pd.DataFrame, phase_s: float) -> pd.Series:
 
 def _listing(values: list[object]) -> str:
     """'a, b and c' (LaTeX text)."""
-    words = [pn.text(f"{v:g}" if isinstance(v, float) else v) for v in values]
+    words = [macros.text(f"{v:g}" if isinstance(v, float) else v) for v in values]
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _range(values: pd.Series, fmt: Callable[[object], str]) -> str:
     values = values.dropna()
     if values.empty:
-        return pn.NA
+        return macros.NA
     low, high = fmt(values.min()), fmt(values.max())
     return low if low == high else f"{low}--{high}"
 
@@ -59,20 +59,20 @@ def scenario_numbers(
     ...UtilisationMin, ...QueueMean, ...Drops, ...SettledPhases: the phases that settled
     within their transient, settled_early; NAMEFastSettleMaxS: the longest of FAST's settling
     times among its phases that settled)."""
-    key = pn.macro_name(name)
+    key = macros.macro_name(name)
     workload, topo = settings["workload"], settings["topology"]
     alpha = queue_target_pkts(FAST)
     rtts = sorted({f.rtt_ms for f in mf.flows(workload)})
     out = {
         f"{key}Rtts": _listing(rtts),
-        f"{key}RttMin": pn.text(f"{rtts[0]:g}"),
-        f"{key}RttMax": pn.text(f"{rtts[-1]:g}"),
-        f"{key}Groups": pn.integer(len({f.start_phase for f in mf.flows(workload)})),
-        f"{key}RateMbps": pn.text(f"{topo['link_rate_Mbps']:g}"),
-        f"{key}PhaseS": pn.text(f"{workload['phase_s']:g}"),
-        f"{key}Phases": pn.integer(workload["phases"]),
-        f"{key}Flows": pn.integer(len(mf.flows(workload))),
-        f"{key}BufferPackets": pn.integer(topo["router_queue_packets"]),
+        f"{key}RttMin": macros.text(f"{rtts[0]:g}"),
+        f"{key}RttMax": macros.text(f"{rtts[-1]:g}"),
+        f"{key}Groups": macros.integer(len({f.start_phase for f in mf.flows(workload)})),
+        f"{key}RateMbps": macros.text(f"{topo['link_rate_Mbps']:g}"),
+        f"{key}PhaseS": macros.text(f"{workload['phase_s']:g}"),
+        f"{key}Phases": macros.integer(workload["phases"]),
+        f"{key}Flows": macros.integer(len(mf.flows(workload))),
+        f"{key}BufferPackets": macros.integer(topo["router_queue_packets"]),
     }
     have = phases is not None and not phases.empty
     fast = phases[phases["variant"] == FAST] if have else None
@@ -80,27 +80,27 @@ def scenario_numbers(
     out.update(
         {
             f"{key}FastQueuedPerFlow": _range(
-                fast["queued_per_flow_pkts"], lambda v: pn.fixed(v, 0)
+                fast["queued_per_flow_pkts"], lambda v: macros.fixed(v, 0)
             )
             if ok
-            else pn.NA,
-            f"{key}FastSteadyPhases": pn.integer(int(steady(fast).sum()) if ok else None),
-            f"{key}FastDrops": pn.integer(int(fast["drops_phase"].sum()) if ok else None),
-            f"{key}FastSettleMaxS": pn.fixed(
+            else macros.NA,
+            f"{key}FastSteadyPhases": macros.integer(int(steady(fast).sum()) if ok else None),
+            f"{key}FastDrops": macros.integer(int(fast["drops_phase"].sum()) if ok else None),
+            f"{key}FastSettleMaxS": macros.fixed(
                 fast["settle_s"].max() if ok and fast["settle_s"].notna().any() else None, 1
             ),
-            f"{key}FastAlpha": pn.integer(alpha),
+            f"{key}FastAlpha": macros.integer(alpha),
         }
     )
     for variant in variants:
         rows = phases[phases["variant"] == variant] if have else None
         run = rows is not None and not rows.empty
-        vkey = pn.macro_name(name, variant)
-        out[f"{vkey}JainMin"] = pn.fixed(rows["jain_index"].min() if run else None, 3)
-        out[f"{vkey}UtilisationMin"] = pn.fixed(rows["utilisation"].min() if run else None, 3)
-        out[f"{vkey}QueueMean"] = pn.fixed(rows["queue_mean_pkts"].mean() if run else None, 0)
-        out[f"{vkey}Drops"] = pn.integer(int(rows["drops_phase"].sum()) if run else None)
-        out[f"{vkey}SettledPhases"] = pn.integer(
+        vkey = macros.macro_name(name, variant)
+        out[f"{vkey}JainMin"] = macros.fixed(rows["jain_index"].min() if run else None, 3)
+        out[f"{vkey}UtilisationMin"] = macros.fixed(rows["utilisation"].min() if run else None, 3)
+        out[f"{vkey}QueueMean"] = macros.fixed(rows["queue_mean_pkts"].mean() if run else None, 0)
+        out[f"{vkey}Drops"] = macros.integer(int(rows["drops_phase"].sum()) if run else None)
+        out[f"{vkey}SettledPhases"] = macros.integer(
             int(settled_early(rows, float(workload["phase_s"])).sum()) if run else None
         )
     return out
@@ -109,31 +109,31 @@ def scenario_numbers(
 def buffer_numbers(name: str, phases: pd.DataFrame | None) -> dict:
     """The buffer-size experiment: for FAST and each number of flows n, the buffers whose
     phase was steady and those that oscillated, and whether that is where n x alpha fits."""
-    key = pn.macro_name(name)
+    key = macros.macro_name(name)
     out: dict[str, str] = {}
     alpha = queue_target_pkts(FAST)
     if phases is None or phases.empty or "n_flows" not in phases or alpha is None:
         for n in ("Two", "Twenty"):
             for what in ("Steady", "Oscillating", "AsPredicted"):
-                out[f"{key}Fast{what}{n}"] = pn.NA
+                out[f"{key}Fast{what}{n}"] = macros.NA
         return out
     fast = phases[phases["variant"] == FAST]
     for n, word in ((2, "Two"), (20, "Twenty")):
         rows = fast[fast["n_flows"] == n]
         if rows.empty:
             for what in ("Steady", "Oscillating", "AsPredicted"):
-                out[f"{key}Fast{what}{word}"] = pn.NA
+                out[f"{key}Fast{what}{word}"] = macros.NA
             continue
         calm = steady(rows)
         fits = n * alpha <= rows["buffer_pkts"]
         as_predicted = int((calm == fits).sum())
-        out[f"{key}FastSteady{word}"] = pn.text(
+        out[f"{key}FastSteady{word}"] = macros.text(
             ", ".join(str(int(b)) for b in rows.loc[calm, "buffer_pkts"]) or "none"
         )
-        out[f"{key}FastOscillating{word}"] = pn.text(
+        out[f"{key}FastOscillating{word}"] = macros.text(
             ", ".join(str(int(b)) for b in rows.loc[~calm, "buffer_pkts"]) or "none"
         )
-        out[f"{key}FastAsPredicted{word}"] = pn.text(f"{as_predicted} of {len(rows)}")
+        out[f"{key}FastAsPredicted{word}"] = macros.text(f"{as_predicted} of {len(rows)}")
     return out
 
 
@@ -150,16 +150,18 @@ def numbers(
         out.update(scenario_numbers(name, phases, spec["settings"], spec["variants"]))
         steps = spec["settings"]["workload"].get("buffer_packets_by_phase")
         if steps:
-            key = pn.macro_name(name)
+            key = macros.macro_name(name)
             out[f"{key}BufferSteps"] = _listing(list(steps))
             counts = sorted({p["workload"]["flows"]["count"] for p in spec.get("points", [])})
-            out[f"{key}FlowCounts"] = _listing(counts).replace(" and ", " or ") if counts else pn.NA
+            out[f"{key}FlowCounts"] = (
+                _listing(counts).replace(" and ", " or ") if counts else macros.NA
+            )
             out.update(buffer_numbers(name, phases))
-    out["MultiflowSteadyPercent"] = pn.integer(STEADY_SD_FRACTION * 100)
+    out["MultiflowSteadyPercent"] = macros.integer(STEADY_SD_FRACTION * 100)
     return out
 
 
-def paper_numbers(inputs: pn.PaperInputs) -> dict[str, str]:
+def paper_numbers(inputs: macros.PaperInputs) -> dict[str, str]:
     """Every number of the study's section (its rules file's ``paper_params``: per scenario
     its first point's settings, its points and its variants)."""
     return numbers(inputs.params["scenarios"], inputs.table)

@@ -152,7 +152,7 @@ def phase_rows(runs: list[dict[str, Any]], scenario) -> pd.DataFrame:
 def queue_target_pkts(variant_name: str | None) -> float | None:
     """The packets per flow a variant keeps queued at equilibrium, for one with such a target
     (FAST: the registry's ns3::TcpFast::Alpha), else None."""
-    from emusim import variants
+    from emusim.inputs import variants
 
     if variant_name is None:
         return None

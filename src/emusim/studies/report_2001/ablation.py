@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from emusim.compare import compare, summarise_comparisons
-from emusim.profiles import AblationStep
-from emusim.stats import summarise
+from emusim.analysis.compare import compare, summarise_comparisons
+from emusim.analysis.stats import summarise
+from emusim.inputs.tcp_profiles import AblationStep
 
 METRICS = ("throughput_report_Bps", "elapsed_s")
 

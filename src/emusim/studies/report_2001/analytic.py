@@ -10,8 +10,7 @@ Sources:
 - J. Padhye, V. Firoiu, D. Towsley, J. Kurose, "Modeling TCP throughput: a simple model and
   its empirical validation", ACM SIGCOMM 1998 (PFTK). `pftk_full` is its full model (the
   send rate B(p) with the timeout term and the receiver-window limit, eq. (30) and (31) in
-  the SIGCOMM paper, eq. (27)-(28) in the ToN 2000 version); `pftk_approx` its widely used
-  approximation B ≈ min(Wmax/RTT, 1 / (RTT √(2bp/3) + T0 min(1, 3 √(3bp/8)) p (1 + 32p²))).
+  the SIGCOMM paper, eq. (27)-(28) in the ToN 2000 version).
 
 Units: rates in packets (segments) per second, times in seconds. PFTK's B counts every
 segment sent, retransmissions included; `goodput_pps` turns it into segments delivered.
@@ -33,7 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from emusim import constants
+from emusim.core import constants
 
 
 @dataclass(frozen=True)
@@ -103,16 +102,6 @@ def pftk_full_pps(p: float, model: PathModel) -> float:
         segments = (1 - p) / p + w_max + q_hat / (1 - p)
         time_s = rtt * (b / 8 * w_max + (1 - p) / (p * w_max) + 2) + q_hat * t0 * f / (1 - p)
     return segments / time_s
-
-
-def pftk_approx_pps(p: float, model: PathModel) -> float:
-    """PFTK's approximation (eq. 33 of the SIGCOMM paper)."""
-    _check_p(p)
-    b, rtt, t0 = model.b, model.rtt_s, model.t0_s
-    denominator = rtt * math.sqrt(2 * b * p / 3) + t0 * min(
-        1.0, 3 * math.sqrt(3 * b * p / 8)
-    ) * p * (1 + 32 * p * p)
-    return min(model.w_max / rtt, 1 / denominator)
 
 
 def goodput_pps(send_rate_pps: float, p: float, model: PathModel) -> float:

@@ -1,8 +1,8 @@
 """The 2001 report's figures, redrawn from the statistics, comparison and per-run tables.
 
 Every ``fig…`` function takes the tables and an output path stem, writes ``{stem}.pdf`` and
-``{stem}.png`` and returns their paths (emusim.plotting: colours, styles, save). Here: Figure
-3.1, the calibration ablation and `draw`, the rule's entry point; the figures against the
+``{stem}.png`` and returns their paths (emusim.analysis.plotting: colours, styles, save). Here:
+Figure 3.1, the calibration ablation and `draw`, the rule's entry point; the figures against the
 drop rate are in `figures_drop_rate`, those of one packet in six dropped in `figures_1in6`
 (both re-exported here).
 """
@@ -18,8 +18,8 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from emusim import tcptrace
-from emusim.plotting import (
+from emusim.analysis import tcp_events
+from emusim.analysis.plotting import (
     errorbar,
     figure_style,
     metric_rows,
@@ -186,8 +186,8 @@ def draw(kind: str, inputs: Mapping, params: Mapping, stem: Path) -> list[Path]:
         return fig5_2_rel_diff(pd.read_csv(inputs["compare"]), stem)
     if kind == "fig4_5_pathology":
         every_n = params["every_n"]
-        traces = {Path(p).parts[-3]: tcptrace.read(p) for p in inputs["traces"]}
-        slots = {k: tcptrace.dropper_slots(t, every_n) for k, t in traces.items()}
+        traces = {Path(p).parts[-3]: tcp_events.read(p) for p in inputs["traces"]}
+        slots = {k: tcp_events.dropper_slots(t, every_n) for k, t in traces.items()}
         return fig4_5_pathology(traces, slots, stem, every_n=every_n)
     if kind == "fig_ablation":
         return fig_ablation(pd.read_csv(inputs["summary"]), stem)

@@ -3,8 +3,8 @@ as a figure (every run's elapsed time, and how many stalled) and Figure 4.5 (the
 dropper's closed loop in ns-3, from its traced runs).
 
 Each ``fig…`` function takes the tables and an output path stem, writes ``{stem}.pdf`` and
-``{stem}.png`` and returns their paths (emusim.plotting: colours, styles, save); ``figures.draw``
-calls them.
+``{stem}.png`` and returns their paths (emusim.analysis.plotting: colours, styles, save);
+``figures.draw`` calls them.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from emusim import tcptrace
-from emusim.plotting import figure_style, save_figure, series_styles, tint
-from emusim.stats import STALL_FACTOR, stalled_runs
+from emusim.analysis import tcp_events
+from emusim.analysis.plotting import figure_style, save_figure, series_styles, tint
+from emusim.analysis.stats import STALL_FACTOR, stalled_runs
 
 
 def _count_label(value: object) -> str:
@@ -46,7 +46,7 @@ def fig4_4_heavy_tail(
     One column of panels per (backend, profile). Top: every run (a swarm, so no random
     jitter), dodged by dropper (regular, random). Bottom: the fraction of runs "stalled",
     slower than ``stall_factor`` × the fastest run of the same dropper and iteration count
-    (`emusim.stats.stalled_runs`), labelled stalled/runs.
+    (`emusim.analysis.stats.stalled_runs`), labelled stalled/runs.
     """
     for col in (x, dropper_col, metric, "backend", "profile"):
         if col not in runs.columns:
@@ -179,7 +179,7 @@ def _sequence_panel(ax: Axes, slots: pd.DataFrame, title: str) -> None:
         color="darkred",
         label="retransmission dropped",
     )
-    gaps = np.flatnonzero(np.diff(t) > tcptrace.RTO_GAP_S)
+    gaps = np.flatnonzero(np.diff(t) > tcp_events.RTO_GAP_S)
     lift = 0.12 * (seg.max() - seg.min())
     for k, i in enumerate(gaps):
         ax.axvspan(i + 0.15, i + 0.85, color="tab:orange", alpha=0.35)
@@ -202,10 +202,10 @@ def cycle_stretches(slots: pd.DataFrame, stretch: int = 60) -> dict[str, tuple[i
     number in the middle of its longest part without a wait (absent if no part holds that
     many: a run in a bad cycle throughout waits every few dozen packets, and a stretch
     between two of its waits is still the bad cycle). Each as (first, end) indices of
-    ``slots`` (tcptrace.dropper_slots), so the figure shows both cycles of the loop side by
+    ``slots`` (tcp_events.dropper_slots), so the figure shows both cycles of the loop side by
     side, from the run itself."""
     t = slots["t_s"].to_numpy()
-    waits = np.flatnonzero(np.diff(t) > tcptrace.RTO_GAP_S)
+    waits = np.flatnonzero(np.diff(t) > tcp_events.RTO_GAP_S)
     n = len(slots)
     out: dict[str, tuple[int, int]] = {}
     if len(waits):
@@ -228,7 +228,7 @@ def fig4_5_pathology(
     stretch: int = 60,
 ) -> list[Path]:
     """The regular dropper's closed loop, per profile (keys of ``traces`` and ``slots``, from
-    tcptrace.read and tcptrace.dropper_slots of the regular-dropper run): top, a bad cycle
+    tcp_events.read and tcp_events.dropper_slots of the regular-dropper run): top, a bad cycle
     (around the run's first timeout) beside a good one (the middle of its longest stretch
     without a timeout; cycle_stretches); bottom, the retransmissions by their slot in the
     dropper's count: those in slot N are dropped again and wait for a timeout."""
@@ -261,7 +261,7 @@ def fig4_5_pathology(
             bx.set_xticks(range(1, every_n + 1))
             bx.set_xlabel(f"slot in the dropper's count (slot {every_n} is dropped)")
             bx.set_ylabel("retransmissions")
-            waits = int((np.diff(s["t_s"].to_numpy()) > tcptrace.RTO_GAP_S).sum())
+            waits = int((np.diff(s["t_s"].to_numpy()) > tcp_events.RTO_GAP_S).sum())
             elapsed = float(traces[name]["t_s"].max())
             bx.set_title(
                 f"{name}: {int(counts.iloc[-1])} retransmissions dropped,\n"

@@ -3,8 +3,8 @@ the Mathis and PFTK models), 4.3 (random against regular dropping), 5.1 (experim
 simulation) and 5.2 (their relative difference).
 
 Each ``fig…`` function takes the tables and an output path stem, writes ``{stem}.pdf`` and
-``{stem}.png`` and returns their paths (emusim.plotting: colours, styles, save); ``figures.draw``
-calls them.
+``{stem}.png`` and returns their paths (emusim.analysis.plotting: colours, styles, save);
+``figures.draw`` calls them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import PercentFormatter
 
-from emusim.plotting import (
+from emusim.analysis.plotting import (
     DROP_RATE_LABEL,
     METRIC_LABELS,
     THROUGHPUT_LABEL,

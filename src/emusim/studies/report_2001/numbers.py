@@ -4,7 +4,7 @@ What the report printed (data/reference/published.csv), the one-way delay fitted
 hardware's ping sweep, the baselines, the calibration ablation, the traced runs (the 1-in-6
 pathology and random dropping), Table 4.4's distribution and what each random drop cost. Each
 function maps already-read results (``None`` where the workflow did not make them) to
-``{macro name: LaTeX text}`` and defines the same names either way (emusim.paper_numbers).
+``{macro name: LaTeX text}`` and defines the same names either way (emusim.report.macros).
 """
 
 from __future__ import annotations
@@ -13,24 +13,21 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from emusim import constants as c
-from emusim.paper_numbers import (
-    EMULATED,
-    HARDWARE,
+from emusim.analysis.stats import STALL_FACTOR, stalled_runs
+from emusim.core import constants as c
+from emusim.report.macros import (
     NA,
     Numbers,
     PaperInputs,
     fixed,
     integer,
     is_missing,
-    line_rate_limit_report_Bps,
     macro_name,
     merge,
-    series,
     significant,
     text,
 )
-from emusim.stats import STALL_FACTOR, stalled_runs
+from emusim.report.shared_numbers import EMULATED, HARDWARE, line_rate_limit_report_Bps, series
 from emusim.studies.report_2001 import decomposition
 
 
@@ -240,7 +237,7 @@ def trace_numbers(
 def one_in_six_numbers(runs: pd.DataFrame | None, profiles: Sequence[str]) -> Numbers:
     """Table 4.4's distribution per backend and profile, regular dropper only (the collected
     regular-1in6 runs): runs, how many stalled (slower than STALL_FACTOR times the fastest
-    run of their iteration count, emusim.stats.stalled_runs), how many are slower than
+    run of their iteration count, emusim.analysis.stats.stalled_runs), how many are slower than
     STALL_FACTOR times the hardware's fastest run of their iteration count (a model whose
     every run is in a bad cycle has no stall of its own but all of them by this measure), the
     slowest run, and the fastest run at the smallest iteration count. Hardware first, under

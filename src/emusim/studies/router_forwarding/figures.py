@@ -1,6 +1,6 @@
 """The router-forwarding study's figures (the measurement-tool paper's Figures 3, 4 and 5, and
-the processing model's fit), drawn as the report's are (emusim.plotting): Figure objects, no
-pyplot, the same bytes from the same tables.
+the processing model's fit), drawn as the report's are (emusim.analysis.plotting): Figure objects,
+no pyplot, the same bytes from the same tables.
 
 Each quantity figure has two panels, without the router (``direct``) and with it (``routed``),
 payload size on a log-2 axis, one line per backend (Mininet, ns-3 without the processing
@@ -19,7 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullLocator
 
-from emusim.plotting import BACKEND_COLORS, backend_color, figure_style, save_figure
+from emusim.analysis.plotting import BACKEND_COLORS, backend_color, figure_style, save_figure
 from emusim.workloads import udp_flood
 
 #: quantity -> (metric, axis label, scale to plot, log y)

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from emusim import constants
+from emusim.core import constants
 from emusim.workloads import udp_flood
 
 CPU_BOUND_FRACTION = 0.95

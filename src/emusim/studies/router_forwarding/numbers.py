@@ -1,6 +1,6 @@
 """The router-forwarding study's numbers for the paper (paper/sections/router_forwarding.tex).
 
-Like every family of emusim.paper_numbers: results in, ``{macro name: LaTeX text}`` out, the
+Like every family of emusim.report.macros: results in, ``{macro name: LaTeX text}`` out, the
 same names whether or not a result exists (``n/a`` then). Names start with the scenario's
 (``RouterForwarding…`` for scenarios/router-forwarding.yaml):
 
@@ -31,16 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
-from emusim import scenario as sc
-from emusim.paper_numbers import (
-    Numbers,
-    PaperInputs,
-    fixed,
-    integer,
-    macro_name,
-    significant,
-    text,
-)
+from emusim.inputs import scenario as sc
+from emusim.report.macros import Numbers, PaperInputs, fixed, integer, macro_name, significant, text
 from emusim.studies.router_forwarding.fit import SHARED_CPU
 from emusim.workloads import udp_flood
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import scenario as sc
 from emusim.backends.mininet import network as network_mod
 from emusim.backends.mininet.executor import link_metrics
 from emusim.backends.mininet.network import NetSpec, Network
 from emusim.backends.mininet.plan import BatchError, make_plan
 from emusim.backends.mininet.topology import Topology, impaired_link_commands
+from emusim.inputs import scenario as sc
 from emusim.linux.shaper import codel_counters, codel_leaf, parse_codel
 from emusim.linux.tcp import TcpSetup
 

@@ -14,8 +14,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import profiles
-from emusim import scenario as sc
 from emusim.backends.mininet import batch, host
 from emusim.backends.mininet.calibration import (
     THROUGHPUT_TOLERANCE,
@@ -51,12 +49,14 @@ from emusim.backends.mininet.topology import (
     offloads_still_on,
 )
 from emusim.backends.mininet.writer import evaluate_selfcheck
+from emusim.core.paths import SPEC_DIR
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles
 from emusim.linux.dropper import (
     module_rate,
     module_writes,
     netfilter_probability,
     netfilter_rule,
-    netfilter_threshold,
     parse_rule_packets,
 )
 from emusim.linux.shaper import (
@@ -81,7 +81,6 @@ from emusim.linux.tcp import (
     sysctl_command,
     tcp_setup,
 )
-from emusim.paths import SPEC_DIR
 
 # The report's testbed as the scenarios use it (scenarios/topologies/lin2001.yaml).
 LIN2001 = {
@@ -298,22 +297,27 @@ def test_offload_command_and_check():
 # --- dropper --------------------------------------------------------------------------------
 
 
+def iptables_threshold(rate: str) -> int:
+    """xt_statistic's 31-bit threshold iptables computes from p: lround(p × 2^31)."""
+    return round(Fraction(netfilter_probability(rate)) * 2**31)
+
+
 def test_netfilter_probability_is_cutoff_over_65536():
     # rate 0.1: cutoff = floor(0.1 * 65535) = 6553; p = 6553 / 65536 = 0.0999908447265625
     assert netfilter_probability("0.1") == "0.0999908447265625"
     # iptables: lround(p * 2^31) = 6553 * 32768 = 214728704 (what iptables-nft installs)
-    assert netfilter_threshold("0.1") == 214_728_704
+    assert iptables_threshold("0.1") == 214_728_704
     # 0.6: cutoff 39321 (not 39320), p = 39321 / 65536
     assert Fraction(netfilter_probability("0.6")) == Fraction(39321, 65536)
 
 
-def test_netfilter_threshold_for_every_shared_cutoff_vector():
+def test_iptables_threshold_for_every_shared_cutoff_vector():
     path = SPEC_DIR / "drop_decision_vectors.csv"
     rows = [r for r in csv.reader(ln for ln in path.open() if not ln.startswith("#"))]
     cutoffs = [(r[1], int(r[3])) for r in rows if r and r[0] == "cutoff"]
     assert cutoffs
     for rate, cutoff in cutoffs:
-        assert netfilter_threshold(rate) == cutoff * 32768, rate
+        assert iptables_threshold(rate) == cutoff * 32768, rate
 
 
 def test_netfilter_rules():
@@ -381,7 +385,7 @@ def test_module_writes():
 
 
 def test_every_linux_2_2_parameter_has_a_linux_mapping():
-    params = {p.name for p in profiles.get("linux-2.2").parameters}
+    params = {p.name for p in tcp_profiles.get("linux-2.2").parameters}
     mapped = set(LINUX_TCP["linux-2.2"])
     assert params - mapped == set(), "map each new profile parameter in LINUX_TCP"
     assert mapped - params == {"features 2.2 did not have"}
@@ -403,7 +407,7 @@ def test_linux_2_2_settings():
     # 65535 with tcp_adv_win_scale 1: half, 32767, in whole segments: 22 x 1448 = 31856
     assert s["net.ipv4.tcp_rmem"] == "4096 65535 65535"
     assert setup.socket == {"TCP_WINDOW_CLAMP": "31856"}
-    values = {p.name: p.value for p in profiles.get("linux-2.2").parameters}
+    values = {p.name: p.value for p in tcp_profiles.get("linux-2.2").parameters}
     assert values["receive buffer"].startswith("31856")
     assert values["send buffer"].startswith("65535")
     assert s["net.ipv4.tcp_wmem"].split()[1] == "65535"
@@ -428,6 +432,11 @@ def test_linux_2_2_settings():
 def test_linux_default_sets_nothing():
     setup = tcp_setup("linux-default")
     assert setup.sysctls == {} and setup.route == {} and setup.socket == {}
+
+
+def test_every_linux_profile_is_a_registered_tcp_profile():
+    # linux-default (the kernel's own settings) is the emulation's alone
+    assert set(LINUX_TCP) - {"linux-default"} <= set(tcp_profiles.registry())
 
 
 @pytest.mark.parametrize("name", ["ns3-default", "linux-2.4", ""])
@@ -515,7 +524,7 @@ def test_one_rate_per_link_is_the_old_arithmetic_to_the_bit():
 
 
 def test_path_delay_is_the_reports_for_two_links():
-    from emusim import delay
+    from emusim.inputs import delay
 
     rate = 100_000_000
     # the report's intercept 161.0556 µs gives 71.8878 µs (§3.2)
@@ -528,7 +537,7 @@ def test_path_delay_is_the_reports_for_two_links():
 
 
 def test_two_point_line_is_the_reports_fit():
-    from emusim import delay
+    from emusim.inputs import delay
 
     sizes = [56, 256, 256, 1408, 1408, 1472]
     rtts = [63.0, 128.0, 129.0, 500.0, 501.0, 520.0]
@@ -622,7 +631,7 @@ def test_plan_skips_runs_already_written(tmp_path):
 
 
 def test_deterministic_points_once_random_ones_every_repetition(tmp_path):
-    from emusim import scenario as sc
+    from emusim.inputs import scenario as sc
 
     rd = sc.load("random-drop", "quick")  # rate 0 draws nothing; 0.02, 0.06, 0.1 do
     plan = make_plan(rd, "linux-2.2", 71.89, "auto", tmp_path / "r", repeat_deterministic=False)

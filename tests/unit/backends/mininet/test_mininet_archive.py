@@ -9,10 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from emusim import archive, code_identity, vm
-from emusim import scenario as sc
 from emusim.backends.mininet import batch as batch_mod
 from emusim.backends.mininet.plan import make_plan, run_key
+from emusim.infra import archive, code_identity, vm_setup
+from emusim.inputs import scenario as sc
 
 TEMPLATE = Path(__file__).parents[3] / "data" / "runs" / "mininet-tcp-blast-timeout.json"
 KERNEL = "6.1.0-56-amd64"
@@ -21,8 +21,8 @@ CLOCK = {"clock": "guest-icount", "icount_shift": 0, "guest_cpu": "max"}
 
 @pytest.fixture
 def booted_kernel(monkeypatch):
-    """The kernel the VM would boot, as emusim.vm.find_kernel names it."""
-    monkeypatch.setattr(vm, "find_kernel", lambda: SimpleNamespace(release=KERNEL))
+    """The kernel the VM would boot, as emusim.infra.vm_setup.find_kernel names it."""
+    monkeypatch.setattr(vm_setup, "find_kernel", lambda: SimpleNamespace(release=KERNEL))
 
 
 def _plan(results: Path, delay_us=71.89):
@@ -44,7 +44,7 @@ def _kept_run(plan: dict, entry: dict, key: str) -> dict:
     run["provenance"].update(
         scale=plan["scale"], batch_id="b-archived", run_key=key, kernel_release=KERNEL, **CLOCK
     )
-    # made by this checkout's code (emusim.code_identity), whose manifest the archive keeps
+    # made by this checkout's code (emusim.infra.code_identity), whose manifest the archive keeps
     run["provenance"]["code_identity"] = code_identity.current("mininet")["digest"]
     return run
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from emusim import scenario as sc
 from emusim.backends.mininet import batch as batch_mod
 from emusim.backends.mininet import plan as plan_mod
 from emusim.backends.mininet import selfcheck
 from emusim.backends.mininet.batch import compose_batch, merge_shards, realtime_lock, shard_record
 from emusim.backends.mininet.plan import BatchError, Shard, decide_place, make_plan
+from emusim.inputs import scenario as sc
 
 
 def _keys(plan: dict) -> list[tuple[str, int]]:

@@ -7,8 +7,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import profiles, variants
-from emusim import scenario as sc
 from emusim.backends.mininet.executor import link_metrics
 from emusim.backends.mininet.host import Capabilities
 from emusim.backends.mininet.plan import (
@@ -20,6 +18,8 @@ from emusim.backends.mininet.plan import (
     variant_modules,
 )
 from emusim.backends.mininet.topology import Topology, impaired_link_commands, node_name
+from emusim.inputs import scenario as sc
+from emusim.inputs import tcp_profiles, variants
 from emusim.linux.shaper import netem_loss_percent, parse_qdisc_stats
 from emusim.linux.tcp import LINUX_TCP, tcp_setup
 from emusim.workloads.tcp_blast import check_congestion_control
@@ -107,7 +107,7 @@ def test_goodput_is_bytes_over_time():
 
 
 def test_every_linux_6_1_parameter_has_a_linux_mapping():
-    params = {p.name for p in profiles.get("linux-6.1").parameters}
+    params = {p.name for p in tcp_profiles.get("linux-6.1").parameters}
     mapped = set(LINUX_TCP["linux-6.1"])
     assert params - mapped == set(), "map each new profile parameter in LINUX_TCP"
     assert mapped - params == {"features ns-3 lacks"}

@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import pytest
 
+from emusim.analysis.compare import summarise_comparisons
 from emusim.backends.mininet import selfcheck
-from emusim.compare import summarise_comparisons
 
 
 def batch(scenario="random-drop", profile="linux-2.2", frac=0.98, fitted=75.0, delay_ok=True):

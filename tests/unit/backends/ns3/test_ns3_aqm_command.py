@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim import profiles, scenario
 from emusim.backends.ns3 import command as ns3
+from emusim.inputs import scenario, tcp_profiles
 
 PROFILE = "linux-6.1"
 
@@ -20,7 +20,7 @@ def _args(cmd: list[str]) -> dict[str, str]:
 
 
 def _command(s, point_id: str) -> dict[str, str]:
-    return _args(ns3.command("lossy-link", s, s.point(point_id), profiles.get(PROFILE), 1, 0.0))
+    return _args(ns3.command("lossy-link", s, s.point(point_id), tcp_profiles.get(PROFILE), 1, 0.0))
 
 
 def test_ecn_marking_dctcp_maps_onto_codel_and_two_link_rates():
@@ -75,7 +75,7 @@ def _variant_of(tmp_path: Path, name: str, change) -> scenario.Scenario:
 
 def _refusal(s: scenario.Scenario, point_id: str) -> str:
     with pytest.raises(ValueError) as err:
-        ns3.command("p", s, s.point(point_id), profiles.get(PROFILE), 1, 0.0)
+        ns3.command("p", s, s.point(point_id), tcp_profiles.get(PROFILE), 1, 0.0)
     return str(err.value)
 
 
@@ -133,6 +133,6 @@ def test_a_profiles_pacing_is_the_senders_access_link_rate():
     # link, here the 100 Mb/s access link: 10^8 x 1448 / 1538 = 94 148 244.47, rounded down
     s = scenario.load("ecn-marking", "quick")
     cmd = ns3.command(
-        "lossy-link", s, s.point("variant=dctcp"), profiles.get("linux-6.1-wan"), 1, 0
+        "lossy-link", s, s.point("variant=dctcp"), tcp_profiles.get("linux-6.1-wan"), 1, 0
     )
     assert _args(cmd)["ns3::TcpSocketState::MaxPacingRate"] == "94148244bps"

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from emusim.backends.testbed import checks, inventory, preflight, ssh
-from emusim.paths import CONFIG_DIR, REPO_ROOT
+from emusim.core.paths import CONFIG_DIR, REPO_ROOT
 from emusim.workloads import udp_blast
 
 EXAMPLE = CONFIG_DIR / "testbed.example.yaml"
@@ -371,12 +371,12 @@ def test_tables_have_data_references_columns_and_mark_the_route():
 
 
 def test_paper_tables_read_the_testbeds_tables():
-    from emusim import paper_tables
+    from emusim.report import setup_tables
 
     frames = preflight.tables(fake_preflight(), "preflight.json")
-    hosts = paper_tables.hosts_table(frames["hosts"])
+    hosts = setup_tables.hosts_table(frames["hosts"])
     assert list(hosts["CPU"]) == ["Xeon 2300 MHz"] * 3
-    route = paper_tables.route_interfaces_table(frames["interfaces"])
+    route = setup_tables.route_interfaces_table(frames["interfaces"])
     assert list(route["address"]) == [
         "192.168.1.2/24",
         "192.168.2.1/24",
@@ -443,8 +443,8 @@ def test_the_dropper_target_is_the_inventorys_receiver():
 
 
 def test_a_plan_skips_the_runs_already_written(tmp_path):
-    from emusim import scenario as sc
     from emusim.backends.testbed import execute
+    from emusim.inputs import scenario as sc
 
     s = sc.load("regular-drop", "quick")  # 4 points x 2 repetitions
     done = execute.run_path(tmp_path, s.name, s.points[1].id, 2)
@@ -460,8 +460,8 @@ def test_a_plan_skips_the_runs_already_written(tmp_path):
     [("lossy-link", "topology.hosts.router2"), ("ecn-marking", "topology.hosts.router2")],
 )
 def test_a_scenario_beyond_the_three_hosts_is_refused_before_any_run(tmp_path, name, key):
-    from emusim import scenario as sc
     from emusim.backends.testbed import execute
+    from emusim.inputs import scenario as sc
 
     s = sc.load(name, "quick")
     with pytest.raises(execute.BatchError, match=rf"{name}\.yaml: key '{key}'"):
@@ -480,8 +480,8 @@ def test_a_scenario_beyond_the_three_hosts_is_refused_before_any_run(tmp_path, n
 def test_each_key_the_testbed_cannot_give_is_named_with_its_value(tmp_path, keys, value):
     from dataclasses import replace
 
-    from emusim import scenario as sc
     from emusim.backends.testbed import execute
+    from emusim.inputs import scenario as sc
 
     s = sc.load("regular-drop", "quick")
     settings = {**s.settings, keys[0]: {**s.settings[keys[0]], keys[1]: value}}
