@@ -5,9 +5,10 @@ scenario runs in ns-3 and in the emulation's VM at the quick scale: both backend
 comparison, the scenario's table and its generic figure.
 
 CI runs it (the VM half of `make test`). What it costs: the copy's ns-3 build, which reuses
-through ccache the objects the checkout's build compiled (emusim.backends.ns3.build.
-compiler_cache) and so compiles the new program, the test runner and Linux's modules only; the
-copy's dropper module; one VM session of the scenario's quick points; seconds of ns-3.
+through ccache what the checkout's build compiled (emusim.backends.ns3.build.compiler_cache)
+and compiles only the new program, Linux's modules (extracted into the copy's build) and the two
+test suites that name the copy's spec directory, about 50 CPU-s instead of 260; the copy's
+dropper module; one VM session of the scenario's quick points; seconds of ns-3.
 
 What it reads from the guide: the fenced blocks whose info string names a file
 (```python file=PATH), one of them a scenario (scenarios/NAME.yaml) whose workload is the new
