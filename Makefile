@@ -6,9 +6,10 @@ CORES ?= all
 
 # CI's tier: everything but the `extended` tests (the virtual testbed in the VM, 10 minutes; the
 # router-forwarding study in the VM, the emulated TCP traced, the single-node SLURM cluster, 10
-# more; the lossy-link family in the VM, 10 more; the workload guide in a fresh ns-3 build and
-# the VM, 10 more); `make test-all` runs every test. PYTEST_ARGS adds to both halves' pytest,
-# e.g. PYTEST_ARGS='-k lossy'.
+# more; the lossy-link family in the VM, 10 more); `make test-all` runs every test. The workload
+# guide's test is in CI: its copy's ns-3 build reuses this checkout's objects through ccache
+# (emusim.backends.ns3.build). PYTEST_ARGS adds to both halves' pytest, e.g.
+# PYTEST_ARGS='-k lossy'.
 TIER ?= not extended
 PYTEST_ARGS ?=
 PYTEST = $(VENV)/python -m pytest tests $(PYTEST_ARGS) --durations=25
@@ -40,7 +41,9 @@ test: setup
 	$(MAKE) -s -C emu/blast
 	@# The tests that boot the VM run beside the others: the VM under software emulation keeps
 	@# one core busy for minutes, and its guest's clock (QEMU icount) does not depend on what
-	@# else the host runs. Their output follows the others'; pytest's 5 is "none selected".
+	@# else the host runs. The others end with the quick-scale study (tests/conftest.py), which
+	@# takes both cores once the VM half is done. Their output follows the others'; pytest's 5
+	@# is "none selected".
 	@mkdir -p logs; \
 	$(PYTEST) -m "($(TIER)) and vm" > logs/test-vm.log 2>&1 & vm=$$!; \
 	$(PYTEST) -m "($(TIER)) and not vm"; others=$$?; \

@@ -13,6 +13,16 @@ sys.path.insert(0, str(Path(__file__).parent / "support"))
 from emusim.backends.ns3 import build as ns3build
 from emusim.core.paths import REPO_ROOT
 
+# The tests on the quick-scale study (tests/system/conftest.py's quick_study: a Snakemake run on
+# both cores, the longest part of CI's half without the VM) run last: while the VM half runs,
+# its QEMU keeps one core busy and a test of this half the other; once the VM half is done, the
+# study has both cores to itself instead of one core standing idle beside the last serial tests.
+LAST_FIXTURE = "quick_study"
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: LAST_FIXTURE in getattr(item, "fixturenames", ()))
+
 
 @pytest.fixture(scope="session")
 def ns3_programs():

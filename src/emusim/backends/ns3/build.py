@@ -65,6 +65,20 @@ def configured_elsewhere(build_dir: Path) -> Path | None:
     return None
 
 
+def compiler_cache(source_dir: Path = NS3_SOURCE_DIR) -> tuple[list[str], dict[str, str]]:
+    """The CMake arguments and environment that compile through ccache, if it is installed.
+
+    ccache's base_dir is the source directory: the compiler is given its paths relative to the
+    build directory, so another checkout (a test's copy of the workflow, a fresh clone) runs the
+    same command on the same sources and reuses the objects this one compiled, while a path
+    outside it (the ns-3 wheel's headers, Linux's sources extracted into the build, the spec
+    directory the test runner names) stays absolute and part of what ccache compares."""
+    if shutil.which("ccache") is None:
+        return [], {}
+    launchers = [f"-DCMAKE_{lang}_COMPILER_LAUNCHER=ccache" for lang in ("C", "CXX")]
+    return launchers, {"CCACHE_BASEDIR": str(source_dir.resolve())}
+
+
 def build(verbose: bool = False) -> Path:
     """Configure (first time, or afresh if the cache was made elsewhere) and build; return the
     build directory. Two processes building at once (`make test`'s two halves, two workflow
@@ -86,6 +100,7 @@ def _build(verbose: bool) -> Path:
     NS3_BUILD_DIR.mkdir(parents=True, exist_ok=True)
     out = None if verbose else subprocess.PIPE
     steps = []
+    launchers, cache_env = compiler_cache()
     if not (NS3_BUILD_DIR / "CMakeCache.txt").exists():
         steps.append(
             [
@@ -96,12 +111,20 @@ def _build(verbose: bool) -> Path:
                 str(NS3_BUILD_DIR),
                 f"-DNS3_PREFIX={ns3_prefix()}",
                 "-DCMAKE_BUILD_TYPE=Release",
+                *launchers,
             ]
         )
     jobs = str(os.cpu_count() or 1)
     steps.append(["cmake", "--build", str(NS3_BUILD_DIR), "--parallel", jobs])
     for cmd in steps:
-        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, text=True, check=False)
+        proc = subprocess.run(
+            cmd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+            check=False,
+            env=os.environ | cache_env,
+        )
         if proc.returncode != 0:
             raise Ns3BuildError(f"{' '.join(cmd)} failed:\n{proc.stdout or ''}")
     return NS3_BUILD_DIR
