@@ -15,8 +15,7 @@ from emusim.core.paths import REPO_ROOT
 from emusim.infra import archive as run_archive
 from emusim.infra import code_identity
 from emusim.infra.runjson import run_path
-from emusim.inputs import fitted_delay
-from emusim.inputs import tcp_profiles as tcp_profiles
+from emusim.inputs import fitted_delay, tcp_profiles
 from emusim.pipeline.setup import Setup, trace_points
 
 RUNTIME_MIN = 10

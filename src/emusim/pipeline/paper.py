@@ -8,17 +8,16 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from emusim.report.macros import macro_name
-from emusim.report.shared_numbers import ARCHIVED_BACKENDS
 from emusim import studies
-from emusim.inputs import fitted_delay
+from emusim.inputs import fitted_delay, tcp_profiles
 from emusim.inputs import scenario as sc
-from emusim.inputs import tcp_profiles as tcp_profiles
 from emusim.linux import tcp as linux_tcp
 from emusim.pipeline import analysis, hardware, mininet, ns3
 from emusim.pipeline.setup import Setup
 from emusim.pipeline.studies import scenario_figures
 from emusim.pipeline.targets import figure_targets, table_targets
+from emusim.report.macros import macro_name
+from emusim.report.shared_numbers import ARCHIVED_BACKENDS
 
 
 def generated_dir(setup: Setup) -> str:

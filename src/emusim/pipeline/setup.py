@@ -13,7 +13,7 @@ from emusim.backends.reference import runs as hw_runs
 from emusim.backends.testbed import inventory as testbed_inventory
 from emusim.core.paths import scale_prefix
 from emusim.inputs import scenario as sc
-from emusim.inputs import tcp_profiles as tcp_profiles
+from emusim.inputs import tcp_profiles
 from emusim.inputs import variants as tcp_variants
 
 # `--config archive=off` (or null in a config file) makes every run instead of restoring kept

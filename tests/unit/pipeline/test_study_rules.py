@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 
 from emusim import studies as study_registry
-from emusim.inputs import tcp_profiles as tcp_profiles
+from emusim.inputs import tcp_profiles
 from emusim.inputs import variants as tcp_variants
 from emusim.pipeline import studies
 from emusim.studies.ecn_marking import rules as ecn

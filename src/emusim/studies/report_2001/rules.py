@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from emusim.backends.ns3 import command as ns3mod
 from emusim.infra.runjson import run_path
-from emusim.inputs import tcp_profiles as tcp_profiles
+from emusim.inputs import tcp_profiles
 
 PATHOLOGY_SCENARIO = "regular-1in6"
 """The scenario of the 1-in-6 pathology (the report's Table 4.4, Figure 4.5)."""
