@@ -18,15 +18,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from emusim.analysis import tcp_events
-from emusim.analysis.plotting import (
-    errorbar,
-    figure_style,
-    metric_rows,
-    save_figure,
-    series_of,
-    series_styles,
-)
+from emusim.analysis import plotting, tcp_events
 from emusim.studies.report_2001.figures_1in6 import (
     cycle_stretches,
     fig4_4_heavy_tail,
@@ -73,17 +65,19 @@ def fig3_1_rtt_vs_size(
     """
     if error not in ("sd_pop", "ci95"):
         raise ValueError(f"error={error!r}; accepted: 'sd_pop', 'ci95'")
-    rows = metric_rows(stats, metric, x)
+    rows = plotting.metric_rows(stats, metric, x)
     if error == "sd_pop":
         rows = rows.assign(low=rows["mean"] - rows["sd_pop"], high=rows["mean"] + rows["sd_pop"])
     else:
         rows = rows.assign(low=rows["ci95_low"], high=rows["ci95_high"])
-    styles = series_styles(rows[["backend", "profile"]].itertuples(index=False), profile_order)
-    with figure_style():
+    styles = plotting.series_styles(
+        rows[["backend", "profile"]].itertuples(index=False), profile_order
+    )
+    with plotting.figure_style():
         fig = Figure(figsize=(6.4, 4.2), layout="constrained")
         ax = fig.add_subplot()
-        for key, series in series_of(rows):
-            errorbar(ax, series, styles[key], linestyle="none", markersize=4.5)
+        for key, series in plotting.series_of(rows):
+            plotting.errorbar(ax, series, styles[key], linestyle="none", markersize=4.5)
         sizes = np.linspace(0.0, float(rows["x_values"].max()) * 1.03, 2)
         fit_styles = ((0, (4, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), "-.")
         for i, (label, (slope, intercept)) in enumerate((fits or {}).items()):
@@ -101,7 +95,7 @@ def fig3_1_rtt_vs_size(
         bars = "± population SD" if error == "sd_pop" else "95 % CI"
         ax.set_title(f"Figure 3.1: RTT vs ICMP request size (mean {bars})")
         ax.legend(loc="upper left")
-        return save_figure(fig, stem)
+        return plotting.save_figure(fig, stem)
 
 
 def fig_ablation(
@@ -122,7 +116,7 @@ def fig_ablation(
         for k, p in zip(steps["step"], steps["parameter"], strict=True)
     ]
     colors = sns.color_palette("colorblind", n_colors=max(2, rows["scenario"].nunique()))
-    with figure_style():
+    with plotting.figure_style():
         fig = Figure(figsize=(7.2, 4.4), layout="constrained")
         ax = fig.add_subplot()
         for color, (scenario, group) in zip(
@@ -146,7 +140,7 @@ def fig_ablation(
         ax.axhline(0.05, color="0.5", linewidth=0.8, linestyle=":")
         ax.set_title("Calibration ablation: ns-3 defaults → linux-2.2, one parameter at a time")
         ax.legend(loc="best")
-        return save_figure(fig, stem)
+        return plotting.save_figure(fig, stem)
 
 
 # --- the rule's entry point ---------------------------------------------------------------------
