@@ -12,10 +12,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from emusim.backends.testbed.host_tables import ROUTE_NOTE
 from emusim.inputs.tcp_profiles import Profile
-
-#: Where the interfaces.csv notes mark an interface of the experiment's route (Figure 1.1).
-ROUTE_NOTE = "experiment route (Figure 1.1): "
 
 
 def hosts_table(hosts: pd.DataFrame) -> pd.DataFrame:

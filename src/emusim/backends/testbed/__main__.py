@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from emusim.backends.testbed import execute, inventory, preflight, ssh
+from emusim.backends.testbed import execute, host_tables, inventory, preflight, ssh
 from emusim.infra.runjson import write_atomically
 
 TABLES = ("hosts", "interfaces", "routes", "tcp_sysctls")
@@ -41,7 +41,7 @@ def cmd_preflight(args) -> None:
 
 def cmd_tables(args) -> None:
     pre = json.loads(Path(args.preflight).read_text())
-    frames = preflight.tables(pre, source=Path(args.preflight).name)
+    frames = host_tables.tables(pre, source=Path(args.preflight).name)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     for name in TABLES:
         write_atomically(args.out_dir / f"{name}.csv", frames[name].to_csv(index=False))

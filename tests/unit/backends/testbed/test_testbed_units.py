@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from emusim.backends.testbed import checks, inventory, preflight, ssh
+from emusim.backends.testbed import checks, host_tables, inventory, preflight, ssh
 from emusim.core.paths import CONFIG_DIR, REPO_ROOT
 from emusim.workloads import udp_blast
 
@@ -231,7 +231,7 @@ def test_clock_offset_takes_the_shortest_round_trip():
 
 
 def test_route_rows_are_the_reports_route_listing():
-    row = preflight.route_row(
+    row = host_tables.route_row(
         "madrid", {"dst": "192.168.2.0/24", "gateway": "192.168.1.1", "dev": "eth1"}, "pre.json"
     )
     assert (row["destination"], row["gateway"], row["genmask"], row["flags"], row["iface"]) == (
@@ -241,9 +241,9 @@ def test_route_rows_are_the_reports_route_listing():
         "UG",
         "eth1",
     )
-    row = preflight.route_row("x", {"dst": "default", "gateway": "10.0.0.1", "dev": "e"}, "s")
+    row = host_tables.route_row("x", {"dst": "default", "gateway": "10.0.0.1", "dev": "e"}, "s")
     assert (row["destination"], row["genmask"], row["flags"]) == ("0.0.0.0", "0.0.0.0", "UG")
-    row = preflight.route_row("x", {"dst": "10.1.2.3", "dev": "e"}, "s")
+    row = host_tables.route_row("x", {"dst": "10.1.2.3", "dev": "e"}, "s")
     assert (row["gateway"], row["genmask"], row["flags"]) == ("*", "255.255.255.255", "UH")
 
 
@@ -347,7 +347,7 @@ def fake_preflight() -> dict:
 
 
 def test_tables_have_data_references_columns_and_mark_the_route():
-    frames = preflight.tables(fake_preflight(), "preflight.json")
+    frames = host_tables.tables(fake_preflight(), "preflight.json")
     for name in ("hosts", "interfaces", "routes", "tcp_sysctls"):
         ref = (REPO_ROOT / "data/reference" / f"{name}.csv").read_text()
         assert list(frames[name].columns) == ref.splitlines()[0].split(","), name
@@ -373,7 +373,7 @@ def test_tables_have_data_references_columns_and_mark_the_route():
 def test_paper_tables_read_the_testbeds_tables():
     from emusim.report import setup_tables
 
-    frames = preflight.tables(fake_preflight(), "preflight.json")
+    frames = host_tables.tables(fake_preflight(), "preflight.json")
     hosts = setup_tables.hosts_table(frames["hosts"])
     assert list(hosts["CPU"]) == ["Xeon 2300 MHz"] * 3
     route = setup_tables.route_interfaces_table(frames["interfaces"])
