@@ -26,7 +26,7 @@ namespace ns3
  * @brief What a socket knows of its connection that the kernel keeps in tcp_sock and ns-3's
  * TcpSocketState does not (packets out, SACKed, lost, delivered; µs RTT samples). A socket that
  * models Linux's (TcpLinuxSocket) provides it; with ns-3's TcpSocketBase the bridge derives
- * what it can from TcpSocketState (docs/linux-cc.md, "State").
+ * what it can from TcpSocketState (docs/linux-cc.md, "How a hook is called").
  */
 class TcpLinuxFacts
 {
