@@ -98,26 +98,13 @@ class LogHandler(LogHandlerBase):
         )
 
     # Snakemake's text goes through this handler alone (it writes to the stream), through its
-    # own filter, so that the events of jobs it does not show still count.
-    @property
-    def writes_to_stream(self) -> bool:
-        return True
-
-    @property
-    def writes_to_file(self) -> bool:
-        return False
-
-    @property
-    def has_filter(self) -> bool:
-        return True
-
-    @property
-    def has_formatter(self) -> bool:
-        return False
-
-    @property
-    def needs_rulegraph(self) -> bool:
-        return False
+    # own filter, so that the events of jobs it does not show still count. The base class
+    # declares these as abstract properties; class attributes answer them.
+    writes_to_stream = True
+    writes_to_file = False
+    has_filter = True
+    has_formatter = False
+    needs_rulegraph = False
 
     def _started(self):
         """The progress, made at the first event of the run: by then the Snakefile has set
