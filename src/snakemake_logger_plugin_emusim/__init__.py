@@ -32,29 +32,28 @@ from snakemake_interface_logger_plugins.common import LogEvent
 from snakemake_interface_logger_plugins.settings import LogHandlerSettingsBase
 
 
-@dataclass
-class LogHandlerSettings(LogHandlerSettingsBase):
-    plan: str | None = field(
+def _file_setting(help_text: str):
+    """A setting naming a file: `--logger-emusim-NAME FILE`, never from the environment."""
+    return field(
         default=None,
         metadata={
-            "help": "the jobs with their expected costs that `emusim plan --save FILE` wrote "
-            "for this run: each job's own estimate from the start",
+            "help": help_text,
             "type": str,  # for argparse: the annotation is a string here
             "metavar": "FILE",
             "env_var": False,
             "required": False,
         },
     )
-    write_jobs: str | None = field(
-        default=None,
-        metadata={
-            "help": "write every job Snakemake logs (in a dry run: every job it would run) to "
-            "this JSON file",
-            "type": str,  # for argparse: the annotation is a string here
-            "metavar": "FILE",
-            "env_var": False,
-            "required": False,
-        },
+
+
+@dataclass
+class LogHandlerSettings(LogHandlerSettingsBase):
+    plan: str | None = _file_setting(
+        "the jobs with their expected costs that `emusim plan --save FILE` wrote for this run: "
+        "each job's own estimate from the start"
+    )
+    write_jobs: str | None = _file_setting(
+        "write every job Snakemake logs (in a dry run: every job it would run) to this JSON file"
     )
 
 
