@@ -102,7 +102,8 @@ rule ns3_trace:
         tmp=lambda wc, output: pipeline.ns3.trace_tmp(output.trace),
     shell:
         "{params.run[cmd]:q} --traceFile={params.tmp:q} --output={output.run:q} 2> {log:q}"
-        " && gzip -c {params.tmp:q} > {output.trace:q} && rm -f {params.tmp:q}"
+        # -n: no file name or time in the gzip header, so a trace made again is the same bytes
+        " && gzip -n -c {params.tmp:q} > {output.trace:q} && rm -f {params.tmp:q}"
 
 
 rule trace_summary:
