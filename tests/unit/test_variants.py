@@ -245,7 +245,7 @@ def test_the_impaired_link_needs_a_second_router_and_no_path_delay(tmp_path):
 
 
 def test_the_papers_registry_sentence_reads_right_when_a_group_is_empty():
-    """The paper's variant paragraph (paper_numbers.variant_registry_numbers): with every
+    """The paper's variant paragraph (report.shared_numbers.variant_registry_numbers): with every
     shared algorithm as Linux's code and nothing on one side only, no macro is n/a."""
     from types import SimpleNamespace as V
 

@@ -38,7 +38,7 @@ class StudyRules:
         self.tables = tables
         # a scenario's tidy run tables of the study's own backends (the statistics read them)
         self.run_tables = run_tables
-        # the named inputs and the parameters of its paper numbers (emusim.paper_numbers)
+        # the named inputs and the parameters of its paper numbers (emusim.report.macros)
         self.paper_inputs = paper_inputs
         self.paper_params = paper_params
         # table stems the paper may show beyond `tables` (made by other rules)
