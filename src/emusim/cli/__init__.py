@@ -7,7 +7,7 @@
     emusim show RUN_JSON
     emusim paper
     emusim plan [TARGET...]
-    emusim archive list|status|audit|add|certify|restore ...
+    emusim archive list|status|audit|renew|add|certify|restore ...
 
 Every verb is a thin layer over what exists: the listings and checks call the package
 (emusim.inputs.scenario, emusim.inputs.tcp_profiles, emusim.inputs.variants), and `run` and `paper`
@@ -324,12 +324,14 @@ def build_parser() -> argparse.ArgumentParser:
         "docs/archive.md): `python -m emusim.infra.archive` with the same verbs. list: every "
         "kept run with its revision and cost; status: which kept runs this checkout's code made "
         "(fresh, restored) and which not (stale, made again), with why; audit: make N kept "
-        "ns-3 runs again and compare them byte for byte; add: keep finished runs; certify: give "
+        "ns-3 runs again and compare them byte for byte; renew: make the stale kept ns-3 runs "
+        "again with this code and keep those made the same; add: keep finished runs; certify: give "
         "kept runs without one the code identity of their revision.",
         examples=(
             "emusim archive status",
             "emusim archive list",
             "emusim archive audit --sample 3 --seed 1",
+            "emusim archive renew --scenario lossy-link",
             "emusim archive add results/ns3/multiflow-buffer/linux-6.1-wan/variant=bbr/run1.json",
         ),
     )
@@ -337,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
         "archive_args",
         nargs=argparse.REMAINDER,
         metavar="VERB [ARG...]",
-        help="list | status | audit | add | certify | restore, and their arguments",
+        help="list | status | audit | renew | add | certify | restore, and their arguments",
     )
     return parser
 

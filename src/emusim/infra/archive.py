@@ -4,6 +4,7 @@
     python -m emusim.infra.archive list
     python -m emusim.infra.archive status
     python -m emusim.infra.archive audit --sample N
+    python -m emusim.infra.archive renew [--scenario NAME] [--limit N]
     python -m emusim.infra.archive restore ARCHIVED.json OUT.json
 
 A paper-scale multi-flow run costs up to hours of CPU, a 1 GB emulated transfer half an hour
@@ -21,7 +22,8 @@ run is restored instead of made only while it is the run the workflow would make
   the build's facts). A run whose code has changed is stale: not restored, and
   `status` says which and why.
 
-`audit` re-makes a sample of kept ns-3 runs and compares them byte for byte (emusim.infra.audit).
+`audit` re-makes a sample of kept ns-3 runs and compares them byte for byte, `renew` the stale
+ones with this checkout's code, keeping those made the same (emusim.infra.audit).
 Each archived run keeps the git revision it was made at, its code identity, its cost and, once
 restored, the archive file it came from (`provenance.archive`).
 """
@@ -338,7 +340,14 @@ def main(argv: list[str] | None = None) -> int:
     p_audit.add_argument(
         "--record", action="store_true", help="write the result to ARCHIVE/audit.json"
     )
-    for p in (p_add, p_list, p_status, p_certify, p_audit):
+    p_renew = sub.add_parser(
+        "renew",
+        help="re-make stale kept ns-3 runs with this code; keep those made the same under it",
+    )
+    p_renew.add_argument("--scale", help="only runs of this scale")
+    p_renew.add_argument("--scenario", help="only runs of this scenario")
+    p_renew.add_argument("--limit", type=int, help="at most this many runs (the first, sorted)")
+    for p in (p_add, p_list, p_status, p_certify, p_audit, p_renew):
         p.add_argument("--archive", type=Path, default=ARCHIVE_DIR)
     p_restore = sub.add_parser("restore", help="write an archived run as a result")
     p_restore.add_argument("archived", type=Path)
@@ -362,6 +371,10 @@ def main(argv: list[str] | None = None) -> int:
             from emusim.infra import audit
 
             return audit.main_audit(args)
+        elif args.verb == "renew":
+            from emusim.infra import audit
+
+            return audit.main_renew(args)
         else:
             restore(args.archived, args.out)
             print(f"{args.out}: restored from {args.archived}", file=sys.stderr)

@@ -1,6 +1,7 @@
 """The archive's audit: re-make kept ns-3 runs and compare them with the kept ones byte for byte.
 
     python -m emusim.infra.archive audit --sample N [--seed S] [--scale SCALE] [--record]
+    python -m emusim.infra.archive renew [--scale SCALE] [--scenario NAME] [--limit N]
 
 A kept run is restored because the code that would make it now is the code that made it
 (emusim.infra.code_identity). The audit checks that claim where it can be checked: it chooses N kept
@@ -12,6 +13,13 @@ point differ by design (docs/mininet.md); the audit says so and leaves them out.
 
 `--record` writes the result to ARCHIVE/audit.json, which the paper states
 (emusim.report.macros).
+
+`renew` does the same for stale kept ns-3 runs, with this checkout's code: a change to the code
+makes every run it could affect stale, though most changes (a refactoring, a new option) leave
+the runs' bytes as they were. A stale run re-made the same, less where, when and by which code
+it was made, is kept in its own place under this code's identity (it is now provably what this
+code makes: it just made it); one that differs stays stale, its differences listed, and the
+workflow makes it again.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from emusim.core.paths import REPO_ROOT
-from emusim.infra import archive
+from emusim.infra import archive, code_identity
 from emusim.infra.runjson import git_revision, write_atomically
 
 AUDITED_BACKENDS = ("ns3",)
@@ -45,10 +53,11 @@ class AuditError(RuntimeError):
     """A kept run that cannot be re-made (its program is not built, its command fails)."""
 
 
-def comparable(run: dict) -> str:
-    """A run JSON as the audit compares it: without `MADE_WHERE`, keys sorted."""
+def comparable(run: dict, also: tuple[str, ...] = ()) -> str:
+    """A run JSON as the audit compares it: without `MADE_WHERE` (and the provenance keys
+    `also`), keys sorted."""
     run = json.loads(json.dumps(run))
-    for key in MADE_WHERE:
+    for key in (*MADE_WHERE, *also):
         run["provenance"].pop(key, None)
     return json.dumps(run, indent=1, sort_keys=True)
 
@@ -65,15 +74,18 @@ def differences(kept: dict, made: dict, prefix: str = "") -> list[str]:
     return out
 
 
-def remake(kept: dict, out: Path, root: Path = REPO_ROOT) -> dict:
+def remake(kept: dict, out: Path, root: Path = REPO_ROOT, identity: str | None = None) -> dict:
     """Run a kept ns-3 run's command again into `out`, with the identity the workflow gave it
-    (everything but what the program printed and `MADE_WHERE`); return the run made."""
+    (everything but what the program printed and `MADE_WHERE`), `identity` for its code's if
+    given; return the run made."""
     prov = kept["provenance"]
     meta = {k: kept[k] for k in ("scenario", "backend", "profile", "point", "params")}
     meta |= {"repetition": kept["repetition"], "seed": kept["seed"]}
     meta["provenance"] = {
         k: v for k, v in prov.items() if k not in (*MADE_WHERE, "ns3", "processing_model")
     }
+    if identity is not None:
+        meta["provenance"]["code_identity"] = identity
     program = root / prov["command"][0]
     if not program.exists():
         raise AuditError(f"{program}: not built (python -m emusim.backends.ns3.build)")
@@ -161,3 +173,101 @@ def main_audit(args) -> int:
         write_atomically(path, json.dumps(result, indent=1, sort_keys=True) + "\n")
         print(f"written to {path}")
     return 0 if result["identical"] == len(result["runs"]) else 1
+
+
+def _build_ns3(root: Path) -> None:
+    """Bring ns-3's programs up to this checkout's sources before re-making with them: a renewed
+    run is stamped with the code's identity, which is the sources', so a program built from
+    older sources would be kept under a name not its own. A subprocess (as the runs are): the
+    build belongs to the backend, a layer above the archive."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "emusim.backends.ns3.build"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise AuditError(f"python -m emusim.backends.ns3.build failed: {proc.stderr[-2000:]}")
+
+
+def renew(
+    archive_dir: Path,
+    scale: str | None = None,
+    scenario: str | None = None,
+    limit: int | None = None,
+    root: Path = REPO_ROOT,
+) -> dict:
+    """Re-make the stale kept ns-3 runs (of `scale`, `scenario`; the first `limit`) with this
+    checkout's code; keep each one made the same in the kept one's place, under this code's
+    identity; the result, one row per run."""
+    rows = archive.status(archive_dir)
+    stale = [
+        r
+        for r in rows
+        if r["backend"] in AUDITED_BACKENDS
+        and not r["fresh"]
+        and (scale is None or Path(r["file"]).relative_to(archive_dir).parts[0] == scale)
+        and (scenario is None or r["scenario"] == scenario)
+    ][:limit]
+    if stale:
+        _build_ns3(root)
+    now = code_identity.current("ns3")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="emusim-renew-") as tmp:
+        for i, row in enumerate(stale):
+            path = Path(row["file"])
+            kept = json.loads(path.read_text())
+            started = _children_cpu_s()
+            t0 = time.monotonic()
+            print(f"renew: re-making {path} ({i + 1}/{len(stale)})", file=sys.stderr)
+            made = remake(kept, Path(tmp) / f"run{i}.json", root, now["digest"])
+            cost = {
+                "wall_s": round(time.monotonic() - t0, 2),
+                "cpu_s": round(_children_cpu_s() - started, 2),
+            }
+            # compared less where, when and by which code each was made
+            then, again = (json.loads(comparable(r, ("code_identity",))) for r in (kept, made))
+            same = then == again
+            if same:
+                made["provenance"]["archive"] = {
+                    "cost": cost,
+                    "renewed_from": kept["provenance"].get("code_identity"),
+                }
+                code_identity.write_manifest(archive_dir, now)
+                write_atomically(path, json.dumps(made, indent=1, sort_keys=True) + "\n")
+            results.append(
+                {
+                    "file": str(path),
+                    "renewed": same,
+                    "differences": differences(then, again),
+                    **cost,
+                }
+            )
+    return {
+        "code_identity": now["digest"],
+        "stale": len(stale),
+        "runs": results,
+        "renewed": sum(r["renewed"] for r in results),
+    }
+
+
+def main_renew(args) -> int:
+    """`python -m emusim.infra.archive renew`: print each run's verdict; 1 if any differs."""
+    try:
+        result = renew(args.archive, args.scale, args.scenario, args.limit)
+    except AuditError as err:
+        print(f"renew: {err}", file=sys.stderr)
+        return 1
+    for row in result["runs"]:
+        verdict = (
+            "the same: kept under this code's identity"
+            if row["renewed"]
+            else "DIFFERS (left stale): " + ", ".join(row["differences"])
+        )
+        print(f"{row['file']}: {verdict}")
+    print(
+        f"{result['renewed']} of {len(result['runs'])} stale ns-3 runs re-made the same and "
+        f"kept under code identity {result['code_identity']}"
+    )
+    return 0 if result["renewed"] == len(result["runs"]) else 1
