@@ -229,6 +229,8 @@ def renew(
             # compared less where, when and by which code each was made
             then, again = (json.loads(comparable(r, ("code_identity",))) for r in (kept, made))
             same = then == again
+            if same and made["provenance"].get("git_revision", "unknown") == "unknown":
+                raise AuditError(f"{path}: renew in a git checkout (a kept run names its revision)")
             if same:
                 made["provenance"]["archive"] = {
                     "cost": cost,
@@ -247,6 +249,9 @@ def renew(
     return {
         "code_identity": now["digest"],
         "stale": len(stale),
+        "emulated_left_out": sum(
+            1 for r in rows if r["backend"] not in AUDITED_BACKENDS and not r["fresh"]
+        ),
         "runs": results,
         "renewed": sum(r["renewed"] for r in results),
     }
@@ -268,6 +273,7 @@ def main_renew(args) -> int:
         print(f"{row['file']}: {verdict}")
     print(
         f"{result['renewed']} of {len(result['runs'])} stale ns-3 runs re-made the same and "
-        f"kept under code identity {result['code_identity']}"
+        f"kept under code identity {result['code_identity']} ({result['emulated_left_out']} "
+        "stale emulated runs not renewed: their RNG is not seeded, the workflow makes them again)"
     )
     return 0 if result["renewed"] == len(result["runs"]) else 1
