@@ -409,7 +409,22 @@ TcpLinuxCongestion::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t /* bytes
     // tcp_init_cwnd_reduction and tcp_enter_loss save the window and clear the counter first
     m_state.prior_cwnd = m_state.snd_cwnd;
     m_state.snd_cwnd_cnt = 0;
-    const uint32_t ssthresh = emusim_cc_ssthresh(cc, &m_state);
+    const bool entering = m_recoveryFrom >= 0;
+    if (entering)
+    {
+        // ssthresh sees the state Recovery is entered from (CongestionStateSet)
+        m_state.ca_state = static_cast<uint8_t>(m_recoveryFrom);
+    }
+    uint32_t ssthresh = emusim_cc_ssthresh(cc, &m_state);
+    if (entering)
+    {
+        // tcp_init_cwnd_reduction has set the threshold when tcp_enter_recovery calls
+        // tcp_set_ca_state, whose hook may set it again (dctcp_react_to_loss)
+        m_recoveryFrom = -1;
+        m_state.snd_ssthresh = ssthresh;
+        emusim_cc_set_state(cc, &m_state, TcpSocketState::CA_RECOVERY);
+        ssthresh = m_state.snd_ssthresh;
+    }
     // the threshold is the caller's to set (tcb is const here); a module that changed the
     // window in ssthresh (none of 6.1's does) would be seen at the next hook
     if (ssthresh >= LINUX_INFINITE_SSTHRESH)
@@ -565,6 +580,18 @@ TcpLinuxCongestion::CongestionStateSet(Ptr<TcpSocketState> tcb,
     {
         // ns-3 sets CA_OPEN when the handshake completes; Linux's state is Open from the
         // start and its init has not run yet (it runs before the first data)
+        return;
+    }
+    NS_ASSERT_MSG(m_recoveryFrom < 0, "Recovery entered without its threshold (GetSsThresh)");
+    if (newState == TcpSocketState::CA_RECOVERY && tcb->m_congState.Get() < TcpSocketState::CA_CWR)
+    {
+        // tcp_enter_recovery from Open or Disorder (tcp_input.c:2894-2899) sets the threshold
+        // (tcp_init_cwnd_reduction) before tcp_set_ca_state; TcpSocketBase::EnterRecovery
+        // calls this first and GetSsThresh next. The hook waits for GetSsThresh, where a module
+        // whose set_state sets the threshold (dctcp_react_to_loss, tcp_dctcp.c:157-171) or
+        // resets what its ssthresh reads (htcp_reset, tcp_htcp.c:268-287) acts in Linux's
+        // order. From CWR no threshold follows, and the hook runs here.
+        m_recoveryFrom = tcb->m_congState.Get();
         return;
     }
     emusim_cc* cc = Started(tcb);

@@ -155,7 +155,9 @@ class TcpLinuxCwr
  *   clearing snd_cwnd_cnt as those functions do.
  * - IncreaseWindow: `cong_avoid(sk, snd_una, acked)` (tcp_cong_avoid, tcp_input.c).
  * - PktsAcked: `pkts_acked` with the ACK's sample (tcp_clean_rtx_queue, :3487-3494).
- * - CongestionStateSet: `set_state` before the state changes (tcp_set_ca_state).
+ * - CongestionStateSet: `set_state` before the state changes (tcp_set_ca_state); entering
+ *   Recovery from Open or Disorder, after the threshold, at the GetSsThresh that follows, as
+ *   tcp_enter_recovery orders them (tcp_input.c:2894-2899).
  * - CwndEvent: `cwnd_event`; ns-3's DELAYED_ACK and NON_DELAYED_ACK events do not exist in
  *   Linux 6.1 and are not passed on.
  * - CongControl: `cong_control(sk, rs)` for a module that has it (tcp_cong_control,
@@ -371,6 +373,7 @@ class TcpLinuxCongestion : public TcpCongestionOps
     TcpLinuxCwr* m_cwr{nullptr};         //!< the socket that enters CWR, if it can
     Ptr<UniformRandomVariable> m_random; //!< get_random_u32's source
     bool m_started{false};               //!< whether the module's init ran
+    int m_recoveryFrom{-1};              //!< Recovery entered from, until GetSsThresh; or -1
     uint32_t m_peerTsOffset{0};          //!< the peer's random timestamp offset
     uint32_t m_loadedCwnd{0};            //!< snd_cwnd given to the module by the last Load
     uint32_t m_loadedSsthresh{0};        //!< snd_ssthresh given to the module by the last Load

@@ -232,6 +232,50 @@ class DctcpCwrTestCase : public TestCase
     }
 };
 
+/**
+ * A loss under dctcp. With alpha 0 (dctcp_alpha_on_init = 0, and no segment marked, so it stays
+ * 0) dctcp's own threshold is the window itself: cwnd - (cwnd x 0 >> 11) (dctcp_ssthresh,
+ * tcp_dctcp.c:115-122). On a loss dctcp halves it all the same: tcp_enter_recovery sets
+ * dctcp_ssthresh's value (tcp_init_cwnd_reduction, tcp_input.c:2897) and then calls
+ * tcp_set_ca_state (:2899), whose hook dctcp_state sets ssthresh = max(cwnd >> 1, 2)
+ * (dctcp_react_to_loss, tcp_dctcp.c:157-171). So the threshold Recovery starts with is half the
+ * window it was entered with; in the other order it would be the whole window.
+ */
+class DctcpLossTestCase : public TestCase
+{
+  public:
+    DctcpLossTestCase()
+        : TestCase("a loss under dctcp halves the window whatever alpha (set_state after ssthresh)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RackRun run;
+        EcnSeen seen;
+        run.moduleParameters = "tcp_dctcp.dctcp_alpha_on_init=0";
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", EnumValue(TcpSocketState::On));
+        run.algorithm = "dctcp";
+        auto drop = CreateObject<SegmentDropper>();
+        drop->m_drops = {{20, 1}};
+        run.Go(drop, 60, true);
+        NS_TEST_ASSERT_MSG_EQ(run.socket->GetLinuxAlgorithm(), "dctcp", "dctcp, not dctcp-reno");
+
+        const auto entry = std::find_if(run.states.begin(), run.states.end(), [](const auto& s) {
+            return s.second == TcpSocketState::CA_RECOVERY;
+        });
+        NS_TEST_ASSERT_MSG_EQ((entry != run.states.end()), true, "recovery on the loss");
+        const uint32_t cwnd = RackRun::Before(run.cwnd, entry->first, 10 * MSS) / MSS;
+        const uint32_t ssthresh =
+            RackRun::Before(run.ssthresh, entry->first + NanoSeconds(1), 0U) / MSS;
+        NS_TEST_ASSERT_MSG_GT(cwnd, 4, "a window worth halving");
+        NS_TEST_EXPECT_MSG_EQ(ssthresh, std::max(cwnd >> 1, 2U), "dctcp_react_to_loss's half");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 60 * MSS, "everything acknowledged");
+        run.Done();
+    }
+};
+
 class TcpLinuxEcnTestSuite : public TestSuite
 {
   public:
@@ -240,6 +284,7 @@ class TcpLinuxEcnTestSuite : public TestSuite
     {
         AddTestCase(new DctcpEchoTestCase(), TestCase::Duration::QUICK);
         AddTestCase(new DctcpCwrTestCase(), TestCase::Duration::QUICK);
+        AddTestCase(new DctcpLossTestCase(), TestCase::Duration::QUICK);
     }
 };
 
