@@ -253,7 +253,6 @@ class DctcpLossTestCase : public TestCase
     void DoRun() override
     {
         RackRun run;
-        EcnSeen seen;
         run.moduleParameters = "tcp_dctcp.dctcp_alpha_on_init=0";
         Config::SetDefault("ns3::TcpSocketBase::UseEcn", EnumValue(TcpSocketState::On));
         run.algorithm = "dctcp";
