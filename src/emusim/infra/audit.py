@@ -108,6 +108,22 @@ def _children_cpu_s() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _remade_each(rows: list[dict], verb: str, root: Path = REPO_ROOT, identity=None):
+    """Each row's kept run made again here (`remake`), one at a time, with the progress on
+    stderr: (row, the kept run, the run made, what making it cost)."""
+    with tempfile.TemporaryDirectory(prefix=f"emusim-{verb}-") as tmp:
+        for i, row in enumerate(rows):
+            kept = json.loads(Path(row["file"]).read_text())
+            started, t0 = _children_cpu_s(), time.monotonic()
+            print(f"{verb}: re-making {row['file']} ({i + 1}/{len(rows)})", file=sys.stderr)
+            made = remake(kept, Path(tmp) / f"run{i}.json", root, identity)
+            cost = {
+                "wall_s": round(time.monotonic() - t0, 2),
+                "cpu_s": round(_children_cpu_s() - started, 2),
+            }
+            yield row, kept, made, cost
+
+
 def audit(
     archive_dir: Path, sample: int, seed: int | None = None, scale: str | None = None
 ) -> dict:
@@ -124,23 +140,16 @@ def audit(
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     chosen = random.Random(seed).sample(candidates, min(sample, len(candidates)))
     results = []
-    with tempfile.TemporaryDirectory(prefix="emusim-audit-") as tmp:
-        for i, row in enumerate(chosen):
-            kept = json.loads(Path(row["file"]).read_text())
-            started = _children_cpu_s()
-            t0 = time.monotonic()
-            print(f"audit: re-making {row['file']} ({i + 1}/{len(chosen)})", file=sys.stderr)
-            made = remake(kept, Path(tmp) / f"run{i}.json")
-            same = comparable(kept) == comparable(made)
-            results.append(
-                {
-                    "file": row["file"],
-                    "identical": same,
-                    "differences": [] if same else differences(kept, made),
-                    "wall_s": round(time.monotonic() - t0, 2),
-                    "cpu_s": round(_children_cpu_s() - started, 2),
-                }
-            )
+    for row, kept, made, cost in _remade_each(chosen, "audit"):
+        same = comparable(kept) == comparable(made)
+        results.append(
+            {
+                "file": row["file"],
+                "identical": same,
+                "differences": [] if same else differences(kept, made),
+                **cost,
+            }
+        )
     return {
         "date_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "git_revision": git_revision(),
@@ -214,38 +223,23 @@ def renew(
         _build_ns3(root)
     now = code_identity.current("ns3")
     results = []
-    with tempfile.TemporaryDirectory(prefix="emusim-renew-") as tmp:
-        for i, row in enumerate(stale):
-            path = Path(row["file"])
-            kept = json.loads(path.read_text())
-            started = _children_cpu_s()
-            t0 = time.monotonic()
-            print(f"renew: re-making {path} ({i + 1}/{len(stale)})", file=sys.stderr)
-            made = remake(kept, Path(tmp) / f"run{i}.json", root, now["digest"])
-            cost = {
-                "wall_s": round(time.monotonic() - t0, 2),
-                "cpu_s": round(_children_cpu_s() - started, 2),
+    for row, kept, made, cost in _remade_each(stale, "renew", root, now["digest"]):
+        path = Path(row["file"])
+        # compared less where, when and by which code each was made
+        then, again = (json.loads(comparable(r, ("code_identity",))) for r in (kept, made))
+        same = then == again
+        if same and made["provenance"].get("git_revision", "unknown") == "unknown":
+            raise AuditError(f"{path}: renew in a git checkout (a kept run names its revision)")
+        if same:
+            made["provenance"]["archive"] = {
+                "cost": cost,
+                "renewed_from": kept["provenance"].get("code_identity"),
             }
-            # compared less where, when and by which code each was made
-            then, again = (json.loads(comparable(r, ("code_identity",))) for r in (kept, made))
-            same = then == again
-            if same and made["provenance"].get("git_revision", "unknown") == "unknown":
-                raise AuditError(f"{path}: renew in a git checkout (a kept run names its revision)")
-            if same:
-                made["provenance"]["archive"] = {
-                    "cost": cost,
-                    "renewed_from": kept["provenance"].get("code_identity"),
-                }
-                code_identity.write_manifest(archive_dir, now)
-                write_atomically(path, json.dumps(made, indent=1, sort_keys=True) + "\n")
-            results.append(
-                {
-                    "file": str(path),
-                    "renewed": same,
-                    "differences": differences(then, again),
-                    **cost,
-                }
-            )
+            code_identity.write_manifest(archive_dir, now)
+            write_atomically(path, json.dumps(made, indent=1, sort_keys=True) + "\n")
+        results.append(
+            {"file": str(path), "renewed": same, "differences": differences(then, again), **cost}
+        )
     return {
         "code_identity": now["digest"],
         "stale": len(stale),
