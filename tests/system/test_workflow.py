@@ -55,7 +55,6 @@ def _planned_jobs(proc: subprocess.CompletedProcess) -> dict[str, int]:
 
 
 def test_end_to_end(workdir):
-    snakemake(workdir, "all")
     out = workdir / "scales" / "quick"
     for stem in (
         "fig3_1_rtt_vs_size",
@@ -245,7 +244,6 @@ def test_the_multiflow_study(workdir):
     """The multi-flow study (issue 9) in the same `snakemake all`: its runs, per-phase tables,
     four figures and the paper section, the tables checked against the runs' own series and
     against what FAST's design predicts."""
-    snakemake(workdir, "all")
     quick = workdir / "scales" / "quick"
     for stem in MULTIFLOW_FIGURES:
         for ext in ("pdf", "png"):

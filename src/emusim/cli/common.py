@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 import emusim
-from emusim.core import paths
+from emusim.core import paths, yaml_text
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -39,7 +39,7 @@ def _config() -> dict[str, Any]:
     """config/config.yaml, what `snakemake` reads unless --config overrides it."""
     path = paths.CONFIG_DIR / "config.yaml"
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml_text.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as err:
         raise Failure(f"{path}: {err}") from None
     return data if isinstance(data, dict) else {}

@@ -30,10 +30,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import yaml
-
 from emusim.cli.common import Failure, UsageError, _config, _scale, _snakemake_call, _table
-from emusim.core import paths
+from emusim.core import paths, yaml_text
 from emusim.planning import costs
 
 
@@ -56,7 +54,7 @@ def _archive(args: argparse.Namespace) -> Path | None:
     for item in args.config:
         key, sep, value = item.partition("=")
         if sep and key.strip() == "archive":
-            archive = yaml.safe_load(value)
+            archive = yaml_text.safe_load(value)
     return None if archive in (None, "off", False) else Path(str(archive))
 
 

@@ -10,12 +10,14 @@ from typing import Any
 import jsonschema
 import yaml
 
+from emusim.core import yaml_text
+
 
 def read_mapping(path: Path, error: type[Exception], what: str = "") -> dict:
     """A settings file's top-level mapping; `error` names the file (and `what` it is, for a
     missing one) if it is missing, not YAML or not a mapping."""
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml_text.safe_load(path.read_text())
     except FileNotFoundError:
         raise error(f"{path}: no such file{what and f' ({what})'}") from None
     except yaml.YAMLError as err:

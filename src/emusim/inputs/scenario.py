@@ -16,10 +16,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from emusim import workloads
-from emusim.core import schema_errors
+from emusim.core import schema_errors, yaml_text
 from emusim.core.paths import SCENARIO_DIR
 
 SCALES = ("paper", "quick")
@@ -223,7 +221,7 @@ def _read_yaml(path: Path) -> dict:
 
 @cache
 def _schema() -> dict:
-    return workloads.scenario_schema(yaml.safe_load(SCHEMA_PATH.read_text()))
+    return workloads.scenario_schema(yaml_text.safe_load(SCHEMA_PATH.read_text()))
 
 
 def validate(settings: dict, path: Path) -> None:

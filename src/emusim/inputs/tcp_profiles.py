@@ -6,8 +6,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
+from emusim.core import yaml_text
 from emusim.core.paths import CONFIG_DIR
 
 PROFILES_PATH = CONFIG_DIR / "tcp_profiles.yaml"
@@ -62,7 +61,7 @@ def _parameter(profile: str, raw: dict, path: Path) -> Parameter:
 @cache
 def registry(path: Path = PROFILES_PATH) -> dict[str, Profile]:
     """All profiles by name; the `common` parameters come first in each."""
-    data = yaml.safe_load(path.read_text())
+    data = yaml_text.safe_load(path.read_text())
     common = tuple(_parameter("common", p, path) for p in data.get("common", []))
     out = {}
     for name, raw in data["profiles"].items():
@@ -105,7 +104,7 @@ def ablation(path: Path = PROFILES_PATH) -> list[AblationStep]:
     is the base profile and the last step the target profile, under their own names, so their
     runs are those of the main sweeps. The order must name every parameter of the target once.
     """
-    data = yaml.safe_load(path.read_text())
+    data = yaml_text.safe_load(path.read_text())
     spec = data.get("ablation")
     if not spec:
         return []

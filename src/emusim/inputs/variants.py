@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from emusim.core import schema_errors
+from emusim.core import schema_errors, yaml_text
 from emusim.core.backend_registry import BACKENDS
 from emusim.core.paths import CONFIG_DIR
 
@@ -95,7 +95,7 @@ class Variant:
         return getattr(self, side)
 
 
-class _UniqueKeys(yaml.SafeLoader):
+class _UniqueKeys(yaml_text.SafeLoader):
     """YAML's loader keeps the last of two equal keys silently; a registry must not: a variant
     entered twice would shadow the first."""
 
@@ -110,7 +110,7 @@ class _UniqueKeys(yaml.SafeLoader):
 
 
 def _check(data: object, path: Path) -> None:
-    message = schema_errors.first_error(data, yaml.safe_load(SCHEMA_PATH.read_text()))
+    message = schema_errors.first_error(data, yaml_text.safe_load(SCHEMA_PATH.read_text()))
     if message:
         raise VariantError(f"{path}: {message}")
 

@@ -37,11 +37,9 @@ import zlib
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from emusim import workloads
 from emusim.backends.ns3 import build as ns3build
-from emusim.core import constants
+from emusim.core import constants, yaml_text
 from emusim.core.drop_decision import cutoff_from_rate
 from emusim.infra.runjson import run_path
 from emusim.inputs import tcp_profiles as profiles_registry
@@ -187,9 +185,9 @@ def arguments_table(program: str) -> Path:
 def program_arguments(program: str) -> frozenset[str]:
     """The arguments a program takes (its groups and its own), the one table the programs
     are tested against."""
-    table = yaml.safe_load(ARGUMENTS_TABLE.read_text())
+    table = yaml_text.safe_load(ARGUMENTS_TABLE.read_text())
     path = arguments_table(program)
-    spec = yaml.safe_load(path.read_text()) if path != ARGUMENTS_TABLE else None
+    spec = yaml_text.safe_load(path.read_text()) if path != ARGUMENTS_TABLE else None
     if spec is None:
         spec = table["programs"].get(program)
     if spec is None:

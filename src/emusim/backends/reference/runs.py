@@ -12,8 +12,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
+from emusim.core import yaml_text
 from emusim.core.backend_registry import HARDWARE
 from emusim.core.constants import TCP_WRITE_SIZE_B
 from emusim.inputs import measurements_2001
@@ -107,7 +107,7 @@ def delay_scenario(scenario_dir: Path = SCENARIO_DIR) -> str:
     holds DELAY_TABLE): found by what it declares, not by its name."""
     found = []
     for path in sorted(Path(scenario_dir).glob("*.yaml")):
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = yaml_text.safe_load(path.read_text()) or {}
         if DELAY_TABLE in ((raw.get("reference") or {}).get("tables") or ()):
             found.append(path.stem)
     if len(found) != 1:

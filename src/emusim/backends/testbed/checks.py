@@ -28,8 +28,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from scipy.stats import binom
-
 from emusim import workloads
 from emusim.core.drop_decision import cutoff_from_rate
 from emusim.linux.dropper import dropper_active
@@ -56,6 +54,10 @@ def drop_check(dropper: dict, seen: int, dropped: int) -> dict:
     if mode == "regular":
         expected = seen // int(dropper["every_n"])
         return {**out, "expected": expected, "ok": dropped == expected}
+    # imported here: scipy.stats takes a second to import, and the Snakefile imports this module
+    # (through emusim.pipeline) on every Snakemake start
+    from scipy.stats import binom
+
     p = cutoff_from_rate(str(dropper["rate"])) / 65536
     low, high = (int(x) for x in binom.interval(DROP_INTERVAL, seen, p))
     return {

@@ -14,9 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from emusim.core import schema_errors
+from emusim.core import schema_errors, yaml_text
 
 SCHEMA_PATH = Path(__file__).parents[2] / "schemas" / "inventory.schema.yaml"
 ROLES = ("sender", "router", "receiver")
@@ -118,7 +116,7 @@ class Inventory:
 
 @cache
 def _schema() -> dict:
-    return yaml.safe_load(SCHEMA_PATH.read_text())
+    return yaml_text.safe_load(SCHEMA_PATH.read_text())
 
 
 _key = schema_errors.key
