@@ -4,6 +4,7 @@ against hand-worked values."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -130,7 +131,16 @@ def test_the_guard_passes_arguments_as_positional_parameters():
         "%s\\0",
         *HOSTILE,
     ]
-    out = subprocess.run(["sh", "-c", command], capture_output=True, text=True, check=True)
+    # the guard stops the command when its stdin ends (an SSH connection's end): here a pipe
+    # held open until the command is done, whatever stdin the tests have (CI's is at its end)
+    session, held = os.pipe()
+    try:
+        out = subprocess.run(
+            ["sh", "-c", command], stdin=session, capture_output=True, text=True, check=True
+        )
+    finally:
+        os.close(held)
+        os.close(session)
     assert out.stdout.split("\0")[:-1] == HOSTILE
 
 
