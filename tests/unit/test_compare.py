@@ -149,3 +149,41 @@ def test_two_backends_are_compared_on_what_both_report():
     # a backend with no results at all removes nothing: its rows say it did not run
     only_mininet = stats[stats["backend"] == "mininet"]
     assert compare.shared_metrics(only_mininet, metrics, ("mininet", "ns3")) == metrics
+
+
+def _t4_cdf(t):
+    """Student's t CDF with 4 degrees of freedom in closed form: A(t|4) = sin θ (1 + cos² θ / 2)
+    with θ = atan(t / 2) (Abramowitz & Stegun 26.7.3), so F = 1/2 + u (3 − u²) / 4 with
+    u = sin θ = t / √(4 + t²)."""
+    u = t / math.sqrt(4 + t * t)
+    return 0.5 + u * (3 - u * u) / 4
+
+
+def test_each_cell_is_measured_against_both_sides_spread():
+    # mininet 12 ± 1 (3 runs), ns3 10 ± 1 (3 runs): Welch's t = 2 / √(1/3 + 1/3) = √6, with
+    # (2/3)² / ((1/3)² / 2 · 2) = 4 degrees of freedom; two-sided p = 2 (1 − F₄(√6))
+    rows = [
+        {"backend": b, "profile": "p", "point": pt, "metric": "goodput_Bps", **s}
+        for b, pt, s in (
+            ("mininet", "x=1", {"mean": 12.0, "sd_sample": 1.0, "n": 3}),
+            ("ns3", "x=1", {"mean": 10.0, "sd_sample": 1.0, "n": 3}),
+            ("mininet", "x=2", {"mean": 5.0, "sd_sample": 0.0, "n": 3}),
+            ("ns3", "x=2", {"mean": 4.0, "sd_sample": 0.0, "n": 1}),
+        )
+    ]
+    points = pd.DataFrame([{"profile": "p", "point": f"x={i}", "x": i} for i in (1, 2)])
+    table = compare.compare_backends(
+        pd.DataFrame(rows), points, ["goodput_Bps"], "mininet", "ns3", {}, {}
+    )
+    spread = table.iloc[0]
+    assert spread["welch_p"] == pytest.approx(2 * (1 - _t4_cdf(math.sqrt(6))), rel=1e-9)
+    assert 0.05 < spread["welch_p"] < 0.1  # a gap of 2 SDs from 3 runs a side: not beyond chance
+    assert (spread["mininet_sd"], spread["ns3_sd"], spread["mininet_n"], spread["ns3_n"]) == (
+        1.0, 1.0, 3, 3,
+    )  # fmt: skip
+    # one run on a side has no spread to measure against
+    assert math.isnan(table.iloc[1]["welch_p"])
+    # identical spreads of nothing: an exact gap, not a draw
+    assert math.isnan(compare.welch_p(5.0, 0.0, 3, 4.0, 0.0, 3))
+    # a gap far beyond both spreads
+    assert compare.welch_p(100.0, 1.0, 12, 50.0, 1.0, 12) < 1e-10

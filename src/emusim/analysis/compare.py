@@ -181,8 +181,36 @@ def axis_values(points: pd.Series | Sequence[str], name: str) -> pd.Series:
 
 # --- two backends against each other, where there is no hardware -----------------------------
 
-#: Columns of a comparison between two backends (after the point's axis columns).
-BACKEND_COMPARE_COLS = ("metric", "reference", "other", "rel_diff", "status", "selfcheck")
+#: Columns of a comparison between two backends (after the point's axis columns); each
+#: backend's ``…_sd`` and ``…_n`` are the sample SD and number of its runs.
+BACKEND_COMPARE_COLS = (
+    "metric",
+    "reference",
+    "other",
+    "rel_diff",
+    "welch_p",
+    "reference_sd",
+    "other_sd",
+    "reference_n",
+    "other_n",
+    "status",
+    "selfcheck",
+)
+
+
+def welch_p(
+    mean_a: float, sd_a: float, n_a: float, mean_b: float, sd_b: float, n_b: float
+) -> float:
+    """Two-sided p-value of Welch's t-test that two backends' means are equal, from each side's
+    mean, sample SD and number of runs: how likely a gap this large is from the spread between
+    runs alone. NaN below two runs a side, or where neither side spreads at all (the gap is then
+    exact, not a draw)."""
+    values = np.array([mean_a, sd_a, n_a, mean_b, sd_b, n_b], dtype=float)
+    if np.isnan(values).any() or min(n_a, n_b) < 2 or sd_a == sd_b == 0:
+        return np.nan
+    from scipy.stats import ttest_ind_from_stats  # a second of import, for this only
+
+    return float(ttest_ind_from_stats(mean_a, sd_a, n_a, mean_b, sd_b, n_b, equal_var=False).pvalue)
 
 
 def run_status(runs: pd.DataFrame) -> dict[tuple[str, str], str]:
@@ -257,9 +285,13 @@ def compare_backends(
     is ``ok``, or what makes the row's numbers missing or partial, per backend.
     """
     metrics = shared_metrics(stats, metrics, (reference, other))
-    means = stats[stats["metric"].isin(metrics)].set_index(
+    indexed = stats[stats["metric"].isin(metrics)].set_index(
         ["backend", "profile", "point", "metric"]
-    )["mean"]
+    )
+    columns = {
+        stat: indexed[stat] if stat in indexed else pd.Series(dtype=float)
+        for stat in ("mean", "sd_sample", "n")
+    }
     rows = []
     for cell in points.to_dict("records"):
         profile, point = cell["profile"], cell["point"]
@@ -267,7 +299,8 @@ def compare_backends(
             values, notes = {}, []
             for backend in (reference, other):
                 at = (stand_ins or {}).get(point, point) if backend == reference else point
-                values[backend] = means.get((backend, profile, at, metric), np.nan)
+                key = (backend, profile, at, metric)
+                values[backend] = {s: col.get(key, np.nan) for s, col in columns.items()}
                 if (backend, at) in skipped:
                     notes.append(f"{backend}: {skipped[(backend, at)]}")
                     continue
@@ -276,17 +309,39 @@ def compare_backends(
                     notes.append(f"{backend}: not run")
                 elif status != "ok":
                     notes.append(f"{backend}: {status}")
+            ref, oth = values[reference], values[other]
             rows.append(
                 {
                     **cell,
                     "metric": metric,
-                    "reference": values[reference],
-                    "other": values[other],
-                    "rel_diff": rel_diff(values[reference], values[other]),
+                    "reference": ref["mean"],
+                    "other": oth["mean"],
+                    "rel_diff": rel_diff(ref["mean"], oth["mean"]),
+                    "welch_p": welch_p(
+                        ref["mean"],
+                        ref["sd_sample"],
+                        ref["n"],
+                        oth["mean"],
+                        oth["sd_sample"],
+                        oth["n"],
+                    ),
+                    "reference_sd": ref["sd_sample"],
+                    "other_sd": oth["sd_sample"],
+                    "reference_n": ref["n"],
+                    "other_n": oth["n"],
                     "status": "; ".join(notes) or "ok",
                     "selfcheck": (selfcheck or {}).get(profile, ""),
                 }
             )
-    columns = [*points.columns, *BACKEND_COMPARE_COLS]
-    out = pd.DataFrame(rows, columns=columns)
-    return out.rename(columns={"reference": reference, "other": other})
+    out = pd.DataFrame(rows, columns=[*points.columns, *BACKEND_COMPARE_COLS])
+    return out.rename(
+        columns={
+            "reference": reference,
+            "other": other,
+            **{
+                f"{side}_{stat}": f"{name}_{stat}"
+                for side, name in (("reference", reference), ("other", other))
+                for stat in ("sd", "n")
+            },
+        }
+    )

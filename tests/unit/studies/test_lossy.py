@@ -135,6 +135,15 @@ def test_the_paper_numbers_of_the_study(comparison):
     farther.loc[farther["point"] == HTCP, "rel_diff"] = -0.4
     named = lossy_numbers.lossy_link_numbers("lossy-link", farther, lossy.HEADLINE, None, None)
     assert named["LossyLinkAboveQuarter"] == r"htcp at 5 \% and 10 ms (-0.40)"
+    # one run a side: no cell can be read against a spread
+    assert out["LossyLinkCellsSpreadTested"] == macros.NA
+    spread = comparison.copy()
+    spread["welch_p"] = [0.004, 0.3, None, None, None, None, 0.6, 0.01]  # rows: cell × metric
+    tested = lossy_numbers.lossy_link_numbers("lossy-link", spread, lossy.HEADLINE, None, None)
+    # goodput rows only: htcp at 5 % (p 0.004) and htcp loss-free (p 0.6) both ran
+    assert tested["LossyLinkCellsSpreadTested"] == "2"
+    assert tested["LossyLinkCellsBeyondSpread"] == "1"
+    assert tested["LossyLinkBeyondSpread"] == r"htcp at 5 \% and 10 ms (+0.20, p 0.004)"
     empty = lossy_numbers.lossy_link_numbers("lossy-link", None, lossy.HEADLINE, None, None)
     assert set(empty) == set(out)
     assert empty["LossyLinkHeadlineRelDiffMedian"] == macros.NA

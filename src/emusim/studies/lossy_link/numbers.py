@@ -116,6 +116,7 @@ def lossy_link_numbers(
     }
     both_names = [n for n, v in registry.items() if v.ns3 and v.linux and n not in models]
     out.update(_largest_gaps(key, both if have else None, both_names))
+    out.update(_beyond_spread(key, both if have else None))
     for backend in ("ns3", "mininet"):
         row = best[backend]
         value = row.get(backend)
@@ -163,6 +164,39 @@ def _largest_gaps(key: str, both: pd.DataFrame | None, names: list[str]) -> Numb
         if variant in names:
             out[macro_name(key, "RelDiffMax", variant)] = significant(rows["abs_rel"].max())
     return out
+
+
+#: The p-value of Welch's test below which a cell's gap is beyond both sides' spread.
+BEYOND_SPREAD_P = 0.05
+
+
+def _p_text(p: float) -> str:
+    return f"p {p:.2g}" if p >= 0.001 else "p < 0.001"
+
+
+def _beyond_spread(key: str, both: pd.DataFrame | None) -> Numbers:
+    """How many cells both backends ran two or more times have a Welch p-value
+    (`emusim.analysis.compare.welch_p`), how many of those differ beyond both sides' spread
+    (p < BEYOND_SPREAD_P), and which (``none`` when there are none)."""
+    tested = None if both is None or "welch_p" not in both else both.dropna(subset=["welch_p"])
+    if tested is None or tested.empty:
+        return {
+            f"{key}CellsSpreadTested": integer(None),
+            f"{key}CellsBeyondSpread": integer(None),
+            f"{key}BeyondSpread": text(None),
+        }
+    beyond = tested[tested["welch_p"] < BEYOND_SPREAD_P].sort_values("welch_p")
+    return {
+        f"{key}CellsSpreadTested": integer(len(tested)),
+        f"{key}CellsBeyondSpread": integer(len(beyond)),
+        f"{key}BeyondSpread": text(
+            ", ".join(
+                f"{_cell_text(r)} ({r['rel_diff']:+.2f}, {_p_text(r['welch_p'])})"
+                for _, r in beyond.iterrows()
+            )
+            or "none"
+        ),
+    }
 
 
 def paper_numbers(inputs: PaperInputs) -> Numbers:
