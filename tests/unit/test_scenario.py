@@ -194,3 +194,32 @@ def test_the_dropper_targets_the_receiver_unless_the_scenario_says_otherwise(tmp
     assert point.dropper_target == "192.168.2.2"
     data["impairment"]["dropper"]["target"] = "192.168.1.2"
     assert scenario.load(_write(tmp_path, data), "paper").points[0].dropper_target == "192.168.1.2"
+
+
+def test_more_runs_give_a_point_more_repetitions_in_any_design_that_does_not_thin_them():
+    paper = scenario.load("lossy-link", "paper")
+    spread = paper.point("delay_ms=10+loss=0.01+variant=illinois")
+    other = paper.point("delay_ms=10+loss=0.05+variant=illinois")
+    # scenarios/lossy-link.yaml: repetitions 3, more_runs 12 for illinois at 1 % and 10 ms
+    assert (paper.repetitions_of(spread), paper.repetitions_of(other)) == (12, 3)
+    # a design that keeps the scenario's repetitions (the emulation's paper design: at most 3)
+    assert paper.repetitions_of(spread, cap=3) == 12
+    # one that thins them caps every point
+    assert (paper.repetitions_of(spread, cap=2), paper.repetitions_of(other, cap=2)) == (2, 2)
+    quick = scenario.load("lossy-link", "quick")  # repetitions 1, the same cell twice
+    assert quick.repetitions_of(quick.point("delay_ms=10+loss=0.01+variant=illinois")) == 2
+    assert quick.repetitions_of(quick.point("delay_ms=10+loss=0.01+variant=reno")) == 1
+
+
+def test_a_more_runs_entry_must_name_sweep_axes(tmp_path):
+    data = _base()
+    data["more_runs"] = [{"where": {"drop_rate": "0.02"}, "repetitions": 25},
+                         {"where": {"droprate": "0.02"}, "repetitions": 25}]  # fmt: skip
+    path = _write(tmp_path, data)
+    with pytest.raises(ScenarioError, match=r"more_runs\.1\.where\.droprate.*drop_rate"):
+        scenario.load(path, "paper", KNOWN_PROFILES)
+    data["more_runs"].pop()
+    s = scenario.load(_write(tmp_path, data), "paper", KNOWN_PROFILES)
+    assert [s.repetitions_of(p) for p in s.points_where({"drop_rate": ["0.02", "0.04"]})] == [
+        25, s.repetitions,
+    ]  # fmt: skip

@@ -60,8 +60,12 @@ def cmd_points(args: argparse.Namespace, extra: list[str]) -> int:
         f"{len(s.points)} point{'s' if len(s.points) != 1 else ''}; "
         f"profiles {', '.join(s.profiles)}; {s.repetitions} "
         "repetitions of a point that draws random numbers (ns-3 runs one without them once, "
-        "unless its profile draws some)\n"
+        "unless its profile draws some)"
     )
+    more = {p.id: s.repetitions_of(p) for p in s.points if s.repetitions_of(p) > s.repetitions}
+    if more:
+        print("more runs (more_runs): " + ", ".join(f"{k} {n}" for k, n in more.items()))
+    print()
     rows = [
         [i, p.id, *(p.values[a] for a in s.axes), "yes" if p.is_random else "no"]
         for i, p in enumerate(s.points, 1)

@@ -126,6 +126,22 @@ class Scenario:
     def repetitions(self) -> int:
         return int(self.settings["repetitions"])
 
+    def repetitions_of(self, point: Point, cap: int | None = None) -> int:
+        """The runs a design makes of ``point``: ``repetitions``, or more where a ``more_runs``
+        entry selects it (the most any asks). ``cap`` is a design's "at most" (config
+        ``*.design.SCALE.repetitions``, a batch's ``--repetitions``): below ``repetitions`` it
+        thins every point to at most ``cap``; at or above, the design is the scenario's own and
+        keeps its ``more_runs``."""
+        wanted = max(
+            [self.repetitions]
+            + [
+                int(rule["repetitions"])
+                for rule in self.settings.get("more_runs") or []
+                if self.points_where(rule["where"], (point,))
+            ]
+        )
+        return wanted if cap is None or cap >= self.repetitions else min(cap, wanted)
+
     @property
     def workload_kind(self) -> str:
         return self.settings["workload"]["kind"]
@@ -422,7 +438,22 @@ def _at_scale(raw: dict, scale: str, path: Path, profiles: set[str] | None):
                     f"{path}: key 'profiles.{i}' has value {prof!r}; accepted: "
                     + ", ".join(sorted(profiles))
                 )
-    return settings, tuple(expand_points(settings, path))
+    points = tuple(expand_points(settings, path))
+    _check_more_runs(settings, path)
+    return settings, points
+
+
+def _check_more_runs(settings: dict, path: Path) -> None:
+    """Each ``more_runs`` entry selects points by names of sweep axes (`AXES`): a misspelt
+    axis would select nothing, silently. An entry no point matches (a scale or a copy of the
+    scenario that sweeps other values) asks nothing."""
+    for i, rule in enumerate(settings.get("more_runs") or []):
+        for axis in rule["where"]:
+            if axis not in AXES:
+                raise ScenarioError(
+                    f"{path}: key 'more_runs.{i}.where.{axis}' is not a sweep axis; accepted: "
+                    + ", ".join(AXES)
+                )
 
 
 def load(name_or_path: str | Path, scale: str = "paper", profiles: set[str] | None = None):

@@ -66,6 +66,18 @@ def test_the_runs_of_a_scenario(quick):
     assert ns3.all_run_paths(quick)[: len(paths)] == paths
 
 
+def test_a_point_the_scenario_asks_more_runs_of_gets_them(quick):
+    # scenarios/lossy-link.yaml at quick scale: one run a point, illinois at 1 % twice
+    paths = [str(p) for p in ns3.run_paths(quick, "lossy-link")]
+    base = "scales/quick/results/ns3/lossy-link/linux-6.1"
+    assert [p for p in paths if "loss=0.01+variant=illinois/" in p] == [
+        f"{base}/delay_ms=10+loss=0.01+variant=illinois/run{k}.json" for k in (1, 2)
+    ]
+    assert [p for p in paths if "loss=0.05+variant=illinois/" in p] == [
+        f"{base}/delay_ms=10+loss=0.05+variant=illinois/run1.json"
+    ]
+
+
 def test_only_a_measured_delay_needs_the_fit(quick):
     # random-drop's topology lin2001 has `delay: measured`; lossy-link's a number
     assert ns3.delay_input(quick, "random-drop") == [

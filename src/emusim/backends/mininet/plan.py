@@ -138,8 +138,8 @@ def make_plan(
 ) -> dict:
     """Everything the executor needs (it does not load the scenario again).
 
-    ``repetitions`` (at most the scenario's) and ``point_stride`` thin the design: every
-    ``point_stride``-th value of the first sweep axis (`Scenario.thinned_points`). Without
+    ``repetitions`` (at most; `Scenario.repetitions_of`) and ``point_stride`` thin the design:
+    every ``point_stride``-th value of the first sweep axis (`Scenario.thinned_points`). Without
     ``repeat_deterministic`` a point that draws no random numbers (`point_is_random`) runs
     once, as ns-3's do: in dilated time such a point repeats to within 0.03 %
     (docs/mininet.md, "Dilated time"). A ``shard`` keeps its share of the design's runs
@@ -167,7 +167,6 @@ def make_plan(
                 for k, v in where.items()
             )
             raise BatchError(f"--where {shown}: no point of {scenario.name} has these values")
-    reps = min(repetitions or scenario.repetitions, scenario.repetitions)
     if dropper_impl not in DROPPER_IMPLS:
         raise BatchError(f"--dropper-impl {dropper_impl!r}; accepted: {', '.join(DROPPER_IMPLS)}")
     try:
@@ -192,7 +191,11 @@ def make_plan(
             ecn = variant.ecn
             random_variant = variant.random
         check_aqm(scenario, topo, point)
-        point_reps = reps if repeat_deterministic or point_is_random(point, random_variant) else 1
+        point_reps = (
+            scenario.repetitions_of(point, repetitions)
+            if repeat_deterministic or point_is_random(point, random_variant)
+            else 1
+        )
         for rep in range(1, point_reps + 1):
             path = run_path(results_dir, scenario.name, profile, point.id, rep)
             design.append(

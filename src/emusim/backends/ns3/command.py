@@ -121,7 +121,11 @@ def run_paths(
         for point in chosen
         if point.id not in skips
         for k in scenario_repetitions(
-            scenario, point, profiles_registry.get(name), scenario.repetitions, repeat_deterministic
+            scenario,
+            point,
+            profiles_registry.get(name),
+            scenario.repetitions_of(point),
+            repeat_deterministic,
         )
     ]
 

@@ -97,10 +97,9 @@ def make_plan(
 ) -> dict:
     """Every run of the scenario (optionally thinned), split into to do and already there."""
     check_mappable(scenario)
-    reps = min(repetitions or scenario.repetitions, scenario.repetitions)
     runs, skipped = [], []
     for point in scenario.thinned_points(point_stride):
-        for rep in range(1, reps + 1):
+        for rep in range(1, scenario.repetitions_of(point, repetitions) + 1):
             path = run_path(results_dir, scenario.name, point.id, rep)
             entry = runner.plan_entry(point, rep, path)
             (skipped if path.exists() else runs).append(entry)

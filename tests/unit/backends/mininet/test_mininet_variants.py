@@ -148,6 +148,22 @@ def _plan(tmp_path: Path, sweep: dict, scale: str = "paper", group: int | None =
     return make_plan(s, "linux-6.1", 0.0, "auto", tmp_path / "r", group=group)
 
 
+def test_a_plan_makes_the_runs_a_scenario_asks_more_of(tmp_path):
+    lossy = sc.load("lossy-link", "paper")  # illinois at 1 % and 10 ms: 12 runs, others 3
+    where = {"delay_ms": 10, "loss": ["0.01", "0.05"], "variant": "illinois"}
+    # the workflow's paper design passes --repetitions 3, the scenario's own
+    plan = make_plan(lossy, "linux-6.1", 0.0, "auto", tmp_path, repetitions=3, where=where)
+    reps = {}
+    for run in plan["runs"]:
+        reps.setdefault(run["point"], []).append(run["repetition"])
+    assert reps == {
+        "delay_ms=10+loss=0.01+variant=illinois": list(range(1, 13)),
+        "delay_ms=10+loss=0.05+variant=illinois": [1, 2, 3],
+    }
+    thinned = make_plan(lossy, "linux-6.1", 0.0, "auto", tmp_path, repetitions=1, where=where)
+    assert len(thinned["runs"]) == 2
+
+
 def test_a_plan_runs_the_linux_variants_and_lists_the_others(tmp_path):
     plan = _plan(tmp_path, {"loss": ["0", "0.05"], "variant": ["htcp", "newreno", "bbr"]})
     ran = {(r["point"], r["repetition"]) for r in plan["runs"]}
