@@ -294,6 +294,7 @@ def restore_archived(plan: dict, archive_dir: Path, results_dir: Path, clock: di
 
     kernel = _kernel_release(clock)
     keep, restored = [], []
+    unused: dict[str, list[Path]] = {}  # why -> the kept runs not used for that reason
     for entry in plan["runs"]:
         found = _archived_copy(plan, entry, archive_dir, results_dir)
         if found is None:
@@ -301,12 +302,12 @@ def restore_archived(plan: dict, archive_dir: Path, results_dir: Path, clock: di
             continue
         kept, prov = found
         if prov.get("run_key") != run_key(plan, entry, clock, kernel):
-            log(f"mininet: {kept} not used: its run_key differs from this run's")
+            unused.setdefault("its run_key differs from this run's", []).append(kept)
             keep.append(entry)
             continue
         fresh, why = _restorable(prov, archive_dir)
         if not fresh:
-            log(f"mininet: {kept} not used: stale: {why}")
+            unused.setdefault(f"stale: {why}", []).append(kept)
             keep.append(entry)
             continue
         session = f"sessions/{prov['batch_id']}.json"
@@ -316,9 +317,34 @@ def restore_archived(plan: dict, archive_dir: Path, results_dir: Path, clock: di
             (batch_dir / session).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(kept.parents[1] / session, batch_dir / session)
         restored.append(entry)
+    for line in unused_lines(unused):
+        log(line)
     if restored:
         log(f"mininet: {len(restored)} run(s) restored from {archive_dir} (docs/archive.md)")
     return {**plan, "runs": keep, "skipped": plan["skipped"] + restored}
+
+
+def unused_lines(unused: dict[str, list[Path]], shown: int = 3) -> list[str]:
+    """A line per reason kept runs were not restored: how many, the first of them, and the
+    reason with each list in it cut to its first `shown` names (a stale run's reason names every
+    changed definition: `python -m emusim.infra.archive status` prints them all)."""
+
+    def brief(part: str) -> str:
+        head, sep, names = part.partition(": ")
+        items = names.split(", ")
+        if not sep or len(items) <= shown:
+            return part
+        return f"{head}: {', '.join(items[:shown])} and {len(items) - shown} more"
+
+    lines = []
+    for why, runs in unused.items():
+        label, _, detail = why.partition("stale: ")
+        reason = f"stale: {'; '.join(brief(p) for p in detail.split('; '))}" if not label else why
+        others = f" and {len(runs) - 1} more" if len(runs) > 1 else ""
+        lines.append(f"mininet: {runs[0]}{others} not used: {reason}")
+    if any(why.startswith("stale: ") for why in unused):
+        lines.append("mininet: `python -m emusim.infra.archive status` says what changed for each")
+    return lines
 
 
 REALTIME_LOCK = Path("/run/lock/emusim-realtime-emulation.lock")

@@ -191,3 +191,21 @@ def test_the_run_key_of_a_kept_cell_does_not_move():
     where = {"delay_ms": ["10"], "loss": ["0.05"], "variant": ["reno"]}
     plan = make_plan(lossy, "linux-6.1", 0.0, "auto", Path("/results"), repetitions=3, where=where)
     assert run_key(plan, plan["runs"][0], CLOCK, KERNEL) == "b3e243d81706a6b2"
+
+
+def test_kept_runs_not_used_are_a_line_per_reason_with_lists_cut_short():
+    a, b, c = (Path(f"data/archive/paper/mininet/x/p/run{k}.json") for k in (1, 2, 3))
+    changed = ", ".join(f"m.py:f{k}" for k in range(1, 8))  # 7 definitions
+    lines = batch_mod.unused_lines(
+        {
+            f"stale: Python changed: {changed}; files differ: emu/blast/tcpblast.c": [a, b],
+            "its run_key differs from this run's": [c],
+        }
+    )
+    assert lines == [
+        f"mininet: {a} and 1 more not used: stale: Python changed: m.py:f1, m.py:f2, m.py:f3 "
+        "and 4 more; files differ: emu/blast/tcpblast.c",
+        f"mininet: {c} not used: its run_key differs from this run's",
+        "mininet: `python -m emusim.infra.archive status` says what changed for each",
+    ]
+    assert batch_mod.unused_lines({}) == []
