@@ -223,3 +223,17 @@ def test_a_more_runs_entry_must_name_sweep_axes(tmp_path):
     assert [s.repetitions_of(p) for p in s.points_where({"drop_rate": ["0.02", "0.04"]})] == [
         25, s.repetitions,
     ]  # fmt: skip
+
+
+def test_where_options_parse_and_match_as_text_or_number():
+    from emusim.core.where import parse_where, values_match
+
+    where = parse_where(["loss=0.01,0.05", "variant=reno"])
+    assert where == {"loss": ["0.01", "0.05"], "variant": ["reno"]}
+    params = {"delay_ms": 10, "loss": "0.050", "variant": "reno"}
+    assert values_match(params, where)  # "0.050" is 0.05 as a number
+    assert not values_match({**params, "variant": "cubic"}, where)
+    assert not values_match({"loss": "0.05"}, where)  # no variant: no match
+    assert parse_where(None) is None
+    with pytest.raises(ValueError, match="--where 'loss': expected AXIS=VALUE"):
+        parse_where(["loss"])

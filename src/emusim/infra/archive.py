@@ -264,6 +264,7 @@ def status(archive_dir: Path = ARCHIVE_DIR) -> list[dict]:
                 "file": str(path),
                 "backend": run["backend"],
                 "scenario": run["scenario"],
+                "params": run.get("params", {}),
                 "git_revision": run["provenance"].get("git_revision"),
                 "code_identity": run["provenance"].get("code_identity"),
                 "fresh": fresh,
@@ -347,6 +348,12 @@ def main(argv: list[str] | None = None) -> int:
     p_renew.add_argument("--scale", help="only runs of this scale")
     p_renew.add_argument("--scenario", help="only runs of this scenario")
     p_renew.add_argument("--limit", type=int, help="at most this many runs (the first, sorted)")
+    p_renew.add_argument(
+        "--where",
+        action="append",
+        metavar="AXIS=V[,V...]",
+        help="only runs with one of these values of AXIS (repeatable), as a batch's --where",
+    )
     for p in (p_add, p_list, p_status, p_certify, p_audit, p_renew):
         p.add_argument("--archive", type=Path, default=ARCHIVE_DIR)
     p_restore = sub.add_parser("restore", help="write an archived run as a result")

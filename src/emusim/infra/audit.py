@@ -1,7 +1,8 @@
 """The archive's audit: re-make kept ns-3 runs and compare them with the kept ones byte for byte.
 
     python -m emusim.infra.archive audit --sample N [--seed S] [--scale SCALE] [--record]
-    python -m emusim.infra.archive renew [--scale SCALE] [--scenario NAME] [--limit N]
+    python -m emusim.infra.archive renew [--scale SCALE] [--scenario NAME] [--where AXIS=V]
+        [--limit N]
 
 A kept run is restored because the code that would make it now is the code that made it
 (emusim.infra.code_identity). The audit checks that claim where it can be checked: it chooses N kept
@@ -35,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from emusim.core.paths import REPO_ROOT
+from emusim.core.where import parse_where, values_match
 from emusim.infra import archive, code_identity
 from emusim.infra.runjson import git_revision, write_atomically
 
@@ -206,10 +208,12 @@ def renew(
     scenario: str | None = None,
     limit: int | None = None,
     root: Path = REPO_ROOT,
+    where: dict | None = None,
 ) -> dict:
-    """Re-make the stale kept ns-3 runs (of `scale`, `scenario`; the first `limit`) with this
-    checkout's code; keep each one made the same in the kept one's place, under this code's
-    identity; the result, one row per run."""
+    """Re-make the stale kept ns-3 runs (of `scale`, `scenario`, with the axis values `where`
+    names (`emusim.inputs.scenario.values_match`); the first `limit`) with this checkout's
+    code; keep each one made the same in the kept one's place, under this code's identity; the
+    result, one row per run."""
     rows = archive.status(archive_dir)
     stale = [
         r
@@ -218,6 +222,7 @@ def renew(
         and not r["fresh"]
         and (scale is None or Path(r["file"]).relative_to(archive_dir).parts[0] == scale)
         and (scenario is None or r["scenario"] == scenario)
+        and (where is None or values_match(r["params"], where))
     ][:limit]
     if stale:
         _build_ns3(root)
@@ -254,8 +259,9 @@ def renew(
 def main_renew(args) -> int:
     """`python -m emusim.infra.archive renew`: print each run's verdict; 1 if any differs."""
     try:
-        result = renew(args.archive, args.scale, args.scenario, args.limit)
-    except AuditError as err:
+        where = parse_where(args.where)
+        result = renew(args.archive, args.scale, args.scenario, args.limit, where=where)
+    except (AuditError, ValueError) as err:
         print(f"renew: {err}", file=sys.stderr)
         return 1
     for row in result["runs"]:

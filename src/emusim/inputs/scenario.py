@@ -19,6 +19,7 @@ from typing import Any
 from emusim import workloads
 from emusim.core import schema_errors, yaml_text
 from emusim.core.paths import SCENARIO_DIR
+from emusim.core.where import values_match
 
 SCALES = ("paper", "quick")
 """`paper` is the report's design exactly; `quick` a documented reduction for tests and CI."""
@@ -180,20 +181,8 @@ class Scenario:
         0.05; a name is no number). Config `traces.points` and the emulation's design
         (`mininet.design.SCALE.points`) select points this way."""
 
-        def wanted(value) -> list:
-            return list(value) if isinstance(value, (list, tuple)) else [value]
-
-        def same(value, want) -> bool:
-            number = _as_float(value)
-            return str(value) == str(want) or (number is not None and number == _as_float(want))
-
-        def matches(p: Point) -> bool:
-            return all(
-                any(same(p.values.get(axis), w) for w in wanted(values))
-                for axis, values in where.items()
-            )
-
-        return tuple(p for p in (self.points if points is None else points) if matches(p))
+        chosen = self.points if points is None else points
+        return tuple(p for p in chosen if values_match(p.values, where))
 
     def point(self, point_id: str) -> Point:
         for p in self.points:
@@ -212,13 +201,6 @@ def where_text(where: dict) -> str:
         f"{axis} {' or '.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
         for axis, v in where.items()
     )
-
-
-def _as_float(value) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _deep_merge(base: dict, override: dict) -> dict:

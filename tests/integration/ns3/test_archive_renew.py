@@ -85,5 +85,7 @@ def test_a_stale_run_made_differently_stays_stale_and_untouched(kept):
     assert result["runs"][0]["differences"] == ["metrics.goodput_Bps"]
     assert path.read_bytes() == before
     assert _fresh(store) == {str(path): False}
-    # another scenario's filter renews nothing
+    # another scenario's filter renews nothing, nor do other axis values
     assert audit.renew(store, scenario="random-drop")["stale"] == 0
+    assert audit.renew(store, where={"variant": ["cubic", "bbr"]})["stale"] == 0
+    assert audit.renew(store, where={"loss": ["0.010"], "variant": ["reno"]})["stale"] == 1

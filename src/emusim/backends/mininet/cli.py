@@ -180,15 +180,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _where(items: list[str] | None) -> dict | None:
     """--where AXIS=V1,V2 options as {axis: [values]}."""
-    if not items:
-        return None
-    where = {}
-    for item in items:
-        axis, sep, values = item.partition("=")
-        if not sep or not axis or not values:
-            raise BatchError(f"--where {item!r}: expected AXIS=VALUE[,VALUE...]")
-        where[axis] = values.split(",")
-    return where
+    from emusim.core.where import parse_where
+
+    try:
+        return parse_where(items)
+    except ValueError as err:
+        raise BatchError(str(err)) from None
 
 
 def _trace_request(points: list[str] | None, only: bool, raw: bool):
