@@ -143,6 +143,7 @@ def test_the_paper_numbers_of_the_study(comparison):
     # goodput rows only: htcp at 5 % (p 0.004) and htcp loss-free (p 0.6) both ran
     assert tested["LossyLinkCellsSpreadTested"] == "2"
     assert tested["LossyLinkCellsBeyondSpread"] == "1"
+    assert tested["LossyLinkBeyondSpreadP"] == "0.05"
     assert tested["LossyLinkBeyondSpread"] == r"htcp at 5 \% and 10 ms (+0.20, p 0.004)"
     empty = lossy_numbers.lossy_link_numbers("lossy-link", None, lossy.HEADLINE, None, None)
     assert set(empty) == set(out)

@@ -179,14 +179,17 @@ def _beyond_spread(key: str, both: pd.DataFrame | None) -> Numbers:
     (`emusim.analysis.compare.welch_p`), how many of those differ beyond both sides' spread
     (p < BEYOND_SPREAD_P), and which (``none`` when there are none)."""
     tested = None if both is None or "welch_p" not in both else both.dropna(subset=["welch_p"])
+    threshold = {f"{key}BeyondSpreadP": text(f"{BEYOND_SPREAD_P:g}")}
     if tested is None or tested.empty:
         return {
+            **threshold,
             f"{key}CellsSpreadTested": integer(None),
             f"{key}CellsBeyondSpread": integer(None),
             f"{key}BeyondSpread": text(None),
         }
     beyond = tested[tested["welch_p"] < BEYOND_SPREAD_P].sort_values("welch_p")
     return {
+        **threshold,
         f"{key}CellsSpreadTested": integer(len(tested)),
         f"{key}CellsBeyondSpread": integer(len(beyond)),
         f"{key}BeyondSpread": text(
