@@ -153,10 +153,11 @@ def test_baseline_reaches_line_rate(host_batch):
     frac = line_rate_fraction(m["writes"], m["elapsed_s"], 100_000_000)
     lo, hi = THROUGHPUT_TOLERANCE
     # The shaper's limit holds whatever the load: no run is faster than the line rate. This run
-    # is real time on the host, so a busy host makes it slower: under CI's VMs it measured 0.9912
-    # once (27 November), below the self-check's 0.995. A mis-set shaper (90 Mb/s, or none) or
-    # a stalled sender still fails the floor of 0.95.
-    assert 0.95 <= frac <= hi, frac
+    # is real time on the host, so a busy host makes it slower: beside CI's VM half on two cores
+    # it measured 0.9912 and, once, 0.9485, below the self-check's 0.995. The floor is what a
+    # mis-set shaper cannot reach: 90 Mb/s is at most 0.90 of the line rate; none, or a stalled
+    # sender, fails too.
+    assert 0.92 <= frac <= hi, frac
     # The batch's own self-check blast ran, and its verdict follows from its measurement. This
     # batch runs on the host in real time, so the check measures the host's load as well: on a
     # busy host it may rightly fail (the run above is then still at line rate, or this test's
