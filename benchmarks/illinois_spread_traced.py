@@ -3,12 +3,12 @@ runs of that paper-scale cell made again with a trace, and what Illinois's param
 
     .venv/bin/python benchmarks/illinois_spread_traced.py [--out DIR] [--runs 1-12] [--writes N]
 
-tcp_illinois.c sets its additive increase alpha (1 … 10 segments per round trip) and its
+tcp_illinois.c sets its additive increase alpha (0.3 … 10 segments per round trip) and its
 decrease beta (1/8 … 1/2) once a round trip from the average queueing delay da against the
 largest ever seen, dm = max_rtt − base_rtt: beta 1/8 while da ≤ dm / 10, 1/2 from 8 dm / 10
 (`beta()`), and Reno's 1 and 1/2 while the window is below `win_thresh`, 15 segments
 (`update_params`). `max_rtt` never ages (`rtt_reset`: "TODO: age max_rtt?"), so one large
-sample moves every later threshold. Per run this prints, from the trace alone
+sample moves every later threshold. Per run this prints, from the run's result and its trace
 (emusim.analysis.tcp_events):
 
 - `goodput_kBps`, `mean_cwnd` (segments, time-weighted) and `below_thresh`, the share of time
@@ -16,10 +16,10 @@ sample moves every later threshold. Per run this prints, from the trace alone
 - `growth_per_rtt`: the segments the window gains per round trip while Open, i.e. the alpha
   Illinois grew by, averaged over the run;
 - per recovery, the decrease the cut applied, 1 − ssthresh / cwnd (Illinois's beta):
-  `cuts_at_beta_min` (≤ 0.15, i.e. beta 1/8) and `cuts_at_beta_max` (≥ 0.45);
-- `base_rtt_ms` and `max_rtt_ms`: the least and the largest round trip of a segment sent once,
-  from its send to the first cumulative ACK past it (a lower bound on the samples the module
-  saw: it also takes SACK-based ones), and `max_rtt_at_s`, when the largest came.
+  `cuts_at_beta_min` (≤ 0.15, i.e. beta 1/8), `cuts_at_beta_max` (≥ 0.45) and `mean_beta`;
+- `base_rtt_ms` and `max_rtt_ms`: the least and the largest round-trip sample of the ACKs that
+  advance the cumulative ACK (`round_trips`: a subset of the module's samples, which include
+  SACK-based ones), and `max_rtt_at_s`, when the largest was sent.
 
 The rank correlation of goodput with each is printed last. ns-3's runs are simulated (no
 kernel, no wall clock in the numbers); the seeds are the archive's, so each run's goodput is
