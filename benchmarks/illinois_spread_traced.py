@@ -94,19 +94,17 @@ def round_trips(trace: pd.DataFrame) -> pd.DataFrame:
     clean = before[ack] - before[np.minimum(previous, ack)] == 0
     use = new & clean & (ack >= 1)
     newest = ack[use] - 1
-    return pd.DataFrame(
-        {"sent_s": sent_s[newest], "acked_s": t[use], "rtt_s": t[use] - sent_s[newest]}
-    )
+    return pd.DataFrame({"sent_s": sent_s[newest], "rtt_s": t[use] - sent_s[newest]})
 
 
-def decreases(trace: pd.DataFrame) -> pd.DataFrame:
-    """Per recovery entered from an open state: its time, the window it found (segments) and
-    1 − ssthresh / cwnd, the decrease it applied (Illinois's beta)."""
+def decreases(trace: pd.DataFrame) -> np.ndarray:
+    """Per recovery entered from an open state, 1 − ssthresh / cwnd: the decrease it applied
+    (Illinois's beta)."""
     cwnd = np.nan
     state = 0
     pending = None
     out = []
-    for event, value, t in trace[["event", "value", "t_s"]].itertuples(index=False, name=None):
+    for event, value in trace[["event", "value"]].itertuples(index=False, name=None):
         if event == "cwnd":
             if pending is None:
                 cwnd = value
@@ -116,12 +114,12 @@ def decreases(trace: pd.DataFrame) -> pd.DataFrame:
                 tcp_events.STATE_RECOVERY,
                 tcp_events.STATE_LOSS,
             ):
-                pending = (t, cwnd)
+                pending = cwnd
             state = new
         elif event == "ssthresh" and pending is not None:
-            out.append((pending[0], pending[1] / SEGMENT_B, 1 - value / pending[1]))
+            out.append(1 - value / pending)
             pending = None
-    return pd.DataFrame(out, columns=["t_s", "cwnd_segments", "beta"])
+    return np.array(out)
 
 
 def growth_per_round_trip(trace: pd.DataFrame, round_trip_s: float) -> float:
@@ -147,8 +145,7 @@ def row(trace_path: Path) -> dict:
     below = (cwnd["value"].to_numpy() / SEGMENT_B < WIN_THRESH_SEGMENTS) * durations
     rtts = round_trips(trace)
     largest = rtts["rtt_s"].idxmax()
-    cuts = decreases(trace)
-    beta = cuts["beta"].to_numpy()
+    beta = decreases(trace)
     return {
         "run": int(trace_path.stem.removeprefix("run")),
         "goodput_kBps": round(result["metrics"]["goodput_Bps"] / 1e3),
