@@ -100,26 +100,9 @@ def round_trips(trace: pd.DataFrame) -> pd.DataFrame:
 def decreases(trace: pd.DataFrame) -> np.ndarray:
     """Per recovery entered from an open state, 1 − ssthresh / cwnd: the decrease it applied
     (Illinois's beta)."""
-    cwnd = np.nan
-    state = 0
-    pending = None
-    out = []
-    for event, value in trace[["event", "value"]].itertuples(index=False, name=None):
-        if event == "cwnd":
-            if pending is None:
-                cwnd = value
-        elif event == "state":
-            new = int(value)
-            if new == tcp_events.STATE_RECOVERY and state not in (
-                tcp_events.STATE_RECOVERY,
-                tcp_events.STATE_LOSS,
-            ):
-                pending = cwnd
-            state = new
-        elif event == "ssthresh" and pending is not None:
-            out.append(1 - value / pending)
-            pending = None
-    return np.array(out)
+    cuts = tcp_events.reductions(trace, SEGMENT_B)
+    cuts = cuts[cuts["kind"] == "recovery"].dropna(subset=["ssthresh_segments"])
+    return 1 - (cuts["ssthresh_segments"] / cuts["cwnd_segments"]).to_numpy()
 
 
 def growth_per_round_trip(trace: pd.DataFrame, round_trip_s: float) -> float:

@@ -191,18 +191,22 @@ def test_ack_stalls_are_pauses_no_drop_explains(tmp_path):
     assert len(tcp_events.ack_stalls(tcp_events.read(path), gap_s=0.0012)) == 2
 
 
-# Window cuts by hand (cwnd in bytes of 1448): a recovery found at 4 segments leaves 2; the
-# next recovery finds 2 (the floor), then a timeout inside that recovery, then a recovery
-# found at 3 after slow start, and a last one found at 2 again.
+# Window cuts by hand (cwnd in bytes of 1448): a recovery found at 4 segments leaves 2 (its
+# ssthresh 3, as Illinois's beta 1/8 would set it); the next recovery finds 2 (the floor;
+# ssthresh 2), then a timeout inside that recovery, then a recovery found at 3 after slow
+# start, and a last one found at 2 again: these three leave ssthresh at 2, so no row says so,
+# and the ssthresh written after the last recovery ended is not its.
 CUTS = textwrap.dedent(
     """\
     time_ns,event,segment,value
     0,cwnd,-1,5792
     10,state,-1,1
     20,state,-1,3
+    25,ssthresh,-1,4344
     30,cwnd,-1,2896
     40,state,-1,0
     50,state,-1,3
+    55,ssthresh,-1,2896
     60,cwnd,-1,1448
     70,state,-1,4
     80,cwnd,-1,4344
@@ -212,6 +216,7 @@ CUTS = textwrap.dedent(
     120,state,-1,0
     130,state,-1,3
     140,state,-1,0
+    150,ssthresh,-1,5792
     """
 )
 
@@ -228,6 +233,7 @@ def test_reductions_and_the_window_trap(tmp_path):
         "recovery",
     ]
     assert cuts["cwnd_segments"].tolist() == [4, 2, 1, 3, 2]
+    assert cuts["ssthresh_segments"].tolist() == [3, 2, 2, 2, 2]
     trap = tcp_events.window_trap(cuts, largest=4)
     assert trap["recoveries"] == 4 and trap["recoveries_at_floor"] == 2
     # after the recovery at 4 the next cut is the one at 2; after the one at 2 comes a timeout;

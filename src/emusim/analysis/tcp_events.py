@@ -152,23 +152,36 @@ def ack_stalls(trace: pd.DataFrame, gap_s: float = ACK_STALL_S) -> pd.DataFrame:
 
 def reductions(trace: pd.DataFrame, segment_B: int = 1448) -> pd.DataFrame:
     """One row per cut of the window: time, kind (`recovery`, or `timeout` for a Loss state
-    entered from an open one), and the window it found, in whole segments (the last `cwnd` row
-    before the state row: both backends write a window only when it changes)."""
-    cwnd = float("nan")
+    entered from an open one), the window it found, in whole segments (the last `cwnd` row
+    before the state row: both backends write a window only when it changes), and the
+    ssthresh it set, in segments, so that 1 − ssthresh / cwnd is the decrease it applied.
+    Both backends write ssthresh only when it changes, the emulation at the first probe after
+    the state change: the cut's is the first `ssthresh` row after its state row and before
+    the next one, or the ssthresh it found where none comes (the cut left it as it was)."""
+    cwnd = ssthresh = float("nan")
     state = 0
-    rows = []
+    rows: list[list] = []
+    waiting = False  # a cut whose ssthresh row may still come
     for event, value, t in trace[["event", "value", "t_s"]].itertuples(index=False, name=None):
         if event == "cwnd":
             cwnd = value / segment_B
+        elif event == "ssthresh":
+            ssthresh = value / segment_B
+            if waiting:
+                rows[-1][3] = ssthresh
+                waiting = False
         elif event == "state":
             new = int(value)
+            waiting = False
             if new in (STATE_RECOVERY, STATE_LOSS) and state not in (STATE_RECOVERY, STATE_LOSS):
                 kind = "recovery" if new == STATE_RECOVERY else "timeout"
-                rows.append((t, kind, round(cwnd)))
+                rows.append([t, kind, round(cwnd), ssthresh])
+                waiting = True
             elif new == STATE_LOSS and state == STATE_RECOVERY:
-                rows.append((t, "timeout in recovery", round(cwnd)))
+                rows.append([t, "timeout in recovery", round(cwnd), ssthresh])
+                waiting = True
             state = new
-    return pd.DataFrame(rows, columns=["t_s", "kind", "cwnd_segments"])
+    return pd.DataFrame(rows, columns=["t_s", "kind", "cwnd_segments", "ssthresh_segments"])
 
 
 FLOOR_SEGMENTS = 2
