@@ -14,8 +14,13 @@ Linux's does, without Linux's quick ACKs) in place of TcpLinuxSocket's, and a fo
 TcpLinuxSocket's receiver acknowledging every segment (PeerPushesEverySegment). Per run it prints
 what emusim.analysis.tcp_events derives: elapsed time, timeouts by cause, segments outstanding when
 a timeout series began, pauses longer than 150 ms and their total, ACKs per data packet and the
-mean window. Writes OUT/lossy_gap_traced.csv. Needs root and the VM (tools/setup mininet vm);
-about 25 minutes on 2 cores.
+mean window; and how losses are repaired (`repair`): recoveries and the retransmissions each
+makes, a recovery's median length, how long a lost segment waited before the lossy stage (its
+drop less its first send: the queue in front of it, 90th percentile), how long from its drop to
+its retransmission (99th percentile), and how fast the sender sent in its fastest round trips
+(frames on the wire per 20 ms against the line rate, 99th percentile). Writes
+OUT/lossy_gap_traced.csv. Needs root and the VM (tools/setup mininet vm); about 25 minutes on 2
+cores.
 """
 
 from __future__ import annotations
@@ -27,16 +32,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
 from emusim.analysis import tcp_events
 from emusim.backends.ns3 import command as ns3
+from emusim.core import constants
 from emusim.core.paths import REPO_ROOT
 from emusim.inputs import scenario, tcp_profiles
 
 PROFILE = "linux-6.1"
 CELL = {"delay_ms": [10], "loss": ["0.05"]}
+ROUND_TRIP_S = 2 * CELL["delay_ms"][0] / 1000  # the windows of `repair`'s send rate, s
+FRAME_BITS = constants.ETH_FRAME_WIRE_B * 8  # a full data segment on the wire
 # true: TcpLinuxSocket's receiver takes every full segment as pushed and acknowledges each
 EVERY_SEGMENT_PUSHED = "ns3::TcpLinuxSocket::PeerPushesEverySegment"
 
@@ -101,6 +110,41 @@ def measured_in(backend: str, trace_path: Path) -> dict[str, str]:
     return {"kernel": batch["kernel_release"], "clock": batch["clock"]}
 
 
+def repair(trace: pd.DataFrame) -> dict:
+    """How the run repaired its losses (see the module's docstring)."""
+    state = trace[trace["event"] == "state"][["t_s", "value"]].to_numpy()
+    lengths, entered, previous = [], None, 0
+    for t, value in state:
+        opening = previous not in (tcp_events.STATE_RECOVERY, tcp_events.STATE_LOSS)
+        if value == tcp_events.STATE_RECOVERY and opening:
+            entered = t
+        elif previous == tcp_events.STATE_RECOVERY and value != previous and entered is not None:
+            lengths.append(t - entered)
+        previous = value
+    tx = trace[trace["event"] == "tx"]
+    first = tx[tx["value"] == 0].groupby("segment")["t_s"].min()
+    again = tx[tx["value"] == 1].groupby("segment")["t_s"].min()
+    drops = trace[(trace["event"] == "drop") & (trace["value"] == 0)]
+    dropped = drops.groupby("segment")["t_s"].min()
+    dropped = dropped[dropped.index.isin(again.index) & dropped.index.isin(first.index)]
+    waited_ms = (dropped - first[dropped.index]) * 1e3
+    to_retransmission_ms = (again[dropped.index] - dropped) * 1e3
+    t = tx["t_s"].to_numpy()
+    sent = np.histogram(t, np.arange(t[0], t[-1], ROUND_TRIP_S))[0]
+    recoveries = max(len(lengths), 1)
+    return {
+        "recoveries": len(lengths),
+        "retransmissions_per_recovery": round(int(tx["value"].sum()) / recoveries, 2),
+        "recovery_ms_median": round(float(np.median(lengths)) * 1e3, 1),
+        "wait_before_loss_ms_q90": round(float(np.percentile(waited_ms, 90)), 2),
+        "drop_to_retransmission_ms_q99": round(float(np.percentile(to_retransmission_ms, 99)), 2),
+        "send_rate_of_line_q99": round(
+            float(np.percentile(sent * FRAME_BITS / ROUND_TRIP_S / constants.LINK_RATE_bps, 99)),
+            3,
+        ),
+    }
+
+
 def row(backend: str, trace_path: Path) -> dict:
     trace = tcp_events.read(trace_path)
     series = tcp_events.timeouts(trace)
@@ -120,6 +164,7 @@ def row(backend: str, trace_path: Path) -> dict:
         "pause_s": round(summary["rto_wait_s"], 1),
         "acks_per_data_packet": round(acks / summary["data_packets"], 3),
         "mean_cwnd_segments": round(summary["mean_cwnd_segments"], 2),
+        **repair(trace),
         **measured_in(backend, trace_path),
     }
 
