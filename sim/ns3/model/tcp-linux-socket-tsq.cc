@@ -110,8 +110,11 @@ TcpLinuxSocket::GetTsqLimitBytes() const
 {
     const bool paces = Paces(); // then no cap
     const uint64_t rateBps = PacingRateBps();
-    // the next skb: a whole segment in a bulk transfer
-    uint64_t limit = std::max<uint64_t>(2 * SkbTruesize(m_tcb->m_segmentSize), rateBps >> 10);
+    // 2 x the truesize of the skb about to be sent (tcp_write_xmit checks after tso_fragment):
+    // the next GSO packet's segments as one skb, or a whole segment
+    const uint32_t segments = m_gsoPush ? GsoSegments(m_tcb->m_nextTxSequence) : 1;
+    uint64_t limit =
+        std::max<uint64_t>(2 * SkbTruesize(segments * m_tcb->m_segmentSize), rateBps >> 10);
     if (!paces)
     {
         limit = std::min(limit, TSQ_LIMIT_OUTPUT_B);
@@ -136,7 +139,15 @@ TcpLinuxSocket::TsqHeld() const
 {
     // tcp_small_queue_check (tcp_output.c:2528-2571): sk_wmem_alloc holds the socket's own 1
     // besides the packets' truesize; always send with at most one skb unacknowledged
-    if (!m_smallQueues || m_tsqChargedBytes + 1 <= GetTsqLimitBytes() || m_segments.size() <= 1)
+    if (!m_smallQueues || m_segments.size() <= 1)
+    {
+        return false;
+    }
+    if (m_gsoLeft > 0 && Simulator::Now().GetNanoSeconds() == m_gsoAtNs)
+    {
+        return false; // the rest of a GSO packet that went out now: one skb, checked once
+    }
+    if (m_tsqChargedBytes + 1 <= GetTsqLimitBytes())
     {
         return false;
     }
@@ -228,7 +239,8 @@ TcpLinuxSocket::TsqCharge(Ptr<const Packet> packet,
     TsqTag tag;
     tag.id = g_nextTsqId++;
     packet->AddPacketTag(tag);
-    const uint32_t truesize = SkbTruesize(payload);
+    // a GSO packet is one skb: its first segment brings the head, the others their payload
+    const uint32_t truesize = m_packetStarts ? SkbTruesize(payload) : payload;
     m_tsqCharged.emplace(tag.id, truesize);
     m_tsqChargedBytes += truesize;
 }

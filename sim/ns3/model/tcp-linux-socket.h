@@ -168,20 +168,22 @@ class TcpLinuxRttEstimator : public RttEstimator
  * - **TCP small queues** (SmallQueues, off by default; Linux >= 3.6, always on): the socket
  *   sends no more while its packets waiting in the host (queue disc and device, until their
  *   transmission starts: the emulation's HTB hands them to the veth then, which orphans them)
- *   hold more than max(2 truesize, sk_pacing_rate >> 10) bytes, capped at
+ *   hold more than max(2 x the next packet's truesize, sk_pacing_rate >> 10) bytes, capped at
  *   tcp_limit_output_bytes = 1 MiB unless the socket paces, unless at most one segment is
  *   unacknowledged (tcp_small_queue_check, tcp_output.c:2528-2571; called by tcp_write_xmit,
  *   :2711, for new data and a probe's). A packet charges its truesize: 1280 bytes of
  *   fast-clone head (SKB_TRUESIZE of the kmalloc-1k head tcp_stream_alloc_skb takes for
  *   MAX_TCP_HEADER, net/ipv4/tcp.c:868-877) plus its payload, copied into a page fragment
- *   (skb_copy_to_page_nocache adds it). sk_pacing_rate is tcp_update_pacing_rate's
+ *   (skb_copy_to_page_nocache adds it). With GsoPush a GSO packet is one skb, as
+ *   tcp_write_xmit checks it after tso_fragment: one head for all its segments, a limit of two
+ *   such packets, and no check between its segments. sk_pacing_rate is tcp_update_pacing_rate's
  *   (tcp_input.c:916-946): mss x max(cwnd, packets_out) / srtt x 200 % below half ssthresh,
  *   120 % above; ns-3's own rate when ns-3 paces (TcpBbr). When a charged packet leaves
  *   (PhyTxBegin, or a drop in the queue disc or device) and the socket was held back, it sends
  *   again at once (tcp_wfree's tasklet, tcp_tsq_handler, tcp_tsq_write: tcp_output.c:1011-1045,
  *   1140-1180). Not modelled: a retransmission's doubled limit (tcp_xmit_retransmit_queue, :3419;
- *   ns-3 retransmits through the same window) and a pure ACK's charge (a bulk sender sends
- *   none).
+ *   ns-3 retransmits through the same window), a pure ACK's charge (a bulk sender sends
+ *   none), and a GSO packet's release as one (each segment is released as it leaves).
  * - **RACK** (Rack, off by default; tcp_recovery.c, Linux's default tcp_recovery = 1): loss
  *   is detected by send time instead of by counting duplicate ACKs.
  *   - Send order: Linux orders two sends of the same microsecond by their end sequence

@@ -88,6 +88,62 @@ class TsqFirstFlightTestCase : public TestCase
     }
 };
 
+/**
+ * The same first flight with GsoPush: a GSO packet is one skb, checked once, with one head.
+ * tcp_tso_autosize gives 2 segments (707 bytes of pacing rate per 1/1024 s, no bonus at a
+ * min_rtt of 40 ms: 65536 >> (40000 >> 9) is 0) and half of cwnd 10 is more, so the flight goes
+ * as five packets of two segments. A packet charges 1280 + 2 x 1448 = 4176 bytes and the limit
+ * is two of them, 8352. The handshake's ACK is on the link when the flight starts, so nothing
+ * leaves at first: the first packet (4176) and the second (8352) go, the third is held (8353 >
+ * 8352). When a packet's first segment starts its transmission the charge falls by 2728 to
+ * 5624, and the next packet goes: 9800 in the host, 8352 + 1448, as each of the third to fifth
+ * packets goes. Charged per segment with a limit of two segments, the host would never hold
+ * more than 5456.
+ */
+class TsqGsoPacketTestCase : public TestCase
+{
+  public:
+    TsqGsoPacketTestCase()
+        : TestCase("TSQ: a GSO packet charges one head and the limit is two packets")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto drop = CreateObject<SegmentDropper>();
+        RackRun run;
+        run.smallQueues = true;
+        run.gsoPush = true;
+        uint64_t mostCharged = 0;
+        uint64_t limitAtMost = 0;
+        run.onSocket = [&run, &mostCharged, &limitAtMost](NodeContainer& nodes) {
+            nodes.Get(0)->GetDevice(0)->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeCallback(
+                    +[](RackRun* r, uint64_t* most, uint64_t* limit, Ptr<const Packet>) {
+                        const uint64_t charged = r->socket->GetTsqChargedBytes();
+                        if (Simulator::Now() < MilliSeconds(75) && charged > *most)
+                        {
+                            *most = charged;
+                            *limit = r->socket->GetTsqLimitBytes();
+                        }
+                    })
+                    .Bind(&run, &mostCharged, &limitAtMost));
+        };
+        run.Go(drop, 10, true);
+        const uint64_t packetTruesize = TcpLinuxSocket::SkbTruesize(2 * MSS);
+        NS_TEST_EXPECT_MSG_EQ(packetTruesize, 4176, "one head and two segments");
+        NS_TEST_EXPECT_MSG_EQ(limitAtMost, 2 * packetTruesize, "two packets");
+        NS_TEST_EXPECT_MSG_EQ(mostCharged, 2 * packetTruesize + MSS, "a packet on 5624");
+        NS_TEST_EXPECT_MSG_GT(run.socket->GetTsqThrottles(), 0, "the socket was held back");
+        NS_TEST_EXPECT_MSG_EQ(run.sent.size(), 10, "each segment sent once");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 10 * MSS, "everything acknowledged");
+        NS_TEST_EXPECT_MSG_EQ(run.socket->GetTsqChargedBytes(), 0, "nothing left charged");
+        run.Done();
+    }
+};
+
 /// TestSuite emusim-tcp-linux-tsq.
 class TcpLinuxTsqTestSuite : public TestSuite
 {
@@ -97,6 +153,7 @@ class TcpLinuxTsqTestSuite : public TestSuite
     {
         AddTestCase(new TsqTruesizeTestCase, TestCase::Duration::QUICK);
         AddTestCase(new TsqFirstFlightTestCase, TestCase::Duration::QUICK);
+        AddTestCase(new TsqGsoPacketTestCase, TestCase::Duration::QUICK);
     }
 };
 

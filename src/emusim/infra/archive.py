@@ -4,7 +4,7 @@
     python -m emusim.infra.archive list
     python -m emusim.infra.archive status
     python -m emusim.infra.archive audit --sample N
-    python -m emusim.infra.archive renew [--scenario NAME] [--limit N]
+    python -m emusim.infra.archive renew [--scenario NAME] [--limit N] [--replace-changed]
     python -m emusim.infra.archive restore ARCHIVED.json OUT.json
 
 A paper-scale multi-flow run costs up to hours of CPU, a 1 GB emulated transfer half an hour
@@ -23,7 +23,8 @@ run is restored instead of made only while it is the run the workflow would make
   `status` says which and why.
 
 `audit` re-makes a sample of kept ns-3 runs and compares them byte for byte, `renew` the stale
-ones with this checkout's code, keeping those made the same (emusim.infra.audit).
+ones with this checkout's code, keeping those made the same (and with --replace-changed, after a
+change meant to move what they measure, the others too) (emusim.infra.audit).
 Each archived run keeps the git revision it was made at, its code identity, its cost and, once
 restored, the archive file it came from (`provenance.archive`).
 """
@@ -348,6 +349,12 @@ def main(argv: list[str] | None = None) -> int:
     p_renew.add_argument("--scale", help="only runs of this scale")
     p_renew.add_argument("--scenario", help="only runs of this scenario")
     p_renew.add_argument("--limit", type=int, help="at most this many runs (the first, sorted)")
+    p_renew.add_argument(
+        "--replace-changed",
+        action="store_true",
+        help="keep a run made differently too, in the kept one's place (after a change meant "
+        "to move what the runs measure)",
+    )
     p_renew.add_argument(
         "--where",
         action="append",

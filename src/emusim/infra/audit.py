@@ -209,11 +209,14 @@ def renew(
     limit: int | None = None,
     root: Path = REPO_ROOT,
     where: dict | None = None,
+    replace_changed: bool = False,
 ) -> dict:
     """Re-make the stale kept ns-3 runs (of `scale`, `scenario`, with the axis values `where`
     names (`emusim.inputs.scenario.values_match`); the first `limit`) with this checkout's
-    code; keep each one made the same in the kept one's place, under this code's identity; the
-    result, one row per run."""
+    code; keep each one made the same in the kept one's place, under this code's identity, and
+    with `replace_changed` each one made differently too (a change meant to move what the runs
+    measure: the new run is this code's, the old one's goodput and differences in the result);
+    the result, one row per run."""
     rows = archive.status(archive_dir)
     stale = [
         r
@@ -235,15 +238,23 @@ def renew(
         same = then == again
         if same and made["provenance"].get("git_revision", "unknown") == "unknown":
             raise AuditError(f"{path}: renew in a git checkout (a kept run names its revision)")
-        if same:
+        replaced = not same and replace_changed
+        if same or replaced:
             made["provenance"]["archive"] = {
                 "cost": cost,
-                "renewed_from": kept["provenance"].get("code_identity"),
+                ("renewed_from" if same else "replaces"): kept["provenance"].get("code_identity"),
             }
             code_identity.write_manifest(archive_dir, now)
             write_atomically(path, json.dumps(made, indent=1, sort_keys=True) + "\n")
         results.append(
-            {"file": str(path), "renewed": same, "differences": differences(then, again), **cost}
+            {
+                "file": str(path),
+                "renewed": same,
+                "replaced": replaced,
+                "differences": differences(then, again),
+                "goodput_Bps": [r["metrics"].get("goodput_Bps") for r in (kept, made)],
+                **cost,
+            }
         )
     return {
         "code_identity": now["digest"],
@@ -260,20 +271,34 @@ def main_renew(args) -> int:
     """`python -m emusim.infra.archive renew`: print each run's verdict; 1 if any differs."""
     try:
         where = parse_where(args.where)
-        result = renew(args.archive, args.scale, args.scenario, args.limit, where=where)
+        result = renew(
+            args.archive,
+            args.scale,
+            args.scenario,
+            args.limit,
+            where=where,
+            replace_changed=args.replace_changed,
+        )
     except (AuditError, ValueError) as err:
         print(f"renew: {err}", file=sys.stderr)
         return 1
     for row in result["runs"]:
-        verdict = (
-            "the same: kept under this code's identity"
-            if row["renewed"]
-            else "DIFFERS (left stale): " + ", ".join(row["differences"])
-        )
+        if row["renewed"]:
+            verdict = "the same: kept under this code's identity"
+        else:
+            old, new = row["goodput_Bps"]
+            verdict = (
+                ("REPLACED" if row["replaced"] else "DIFFERS (left stale)")
+                + f": goodput {old} -> {new} B/s; "
+                + ", ".join(row["differences"])
+            )
         print(f"{row['file']}: {verdict}")
+    replaced = sum(r["replaced"] for r in result["runs"])
     print(
         f"{result['renewed']} of {len(result['runs'])} stale ns-3 runs re-made the same and "
-        f"kept under code identity {result['code_identity']} ({result['emulated_left_out']} "
-        "stale emulated runs not renewed: their RNG is not seeded, the workflow makes them again)"
+        f"kept under code identity {result['code_identity']}"
+        + (f", {replaced} made differently and kept in their place" if replaced else "")
+        + f" ({result['emulated_left_out']} stale emulated runs not renewed: their RNG is not "
+        "seeded, the workflow makes them again)"
     )
-    return 0 if result["renewed"] == len(result["runs"]) else 1
+    return 0 if result["renewed"] + replaced == len(result["runs"]) else 1

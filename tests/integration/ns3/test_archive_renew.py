@@ -89,3 +89,21 @@ def test_a_stale_run_made_differently_stays_stale_and_untouched(kept):
     assert audit.renew(store, scenario="random-drop")["stale"] == 0
     assert audit.renew(store, where={"variant": ["cubic", "bbr"]})["stale"] == 0
     assert audit.renew(store, where={"loss": ["0.010"], "variant": ["reno"]})["stale"] == 1
+
+
+def test_replace_changed_keeps_the_run_this_code_makes_in_the_stale_ones_place(kept):
+    store, path = kept
+    run = json.loads(path.read_text())
+    run["metrics"]["goodput_Bps"] += 1
+    path.write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
+    result = audit.renew(store, replace_changed=True)
+    assert result["renewed"] == 0
+    row = result["runs"][0]
+    assert row["replaced"] and row["differences"] == ["metrics.goodput_Bps"]
+    after = json.loads(path.read_text())
+    # what this code measures, one byte per second less than the stale run said
+    assert row["goodput_Bps"] == [run["metrics"]["goodput_Bps"], after["metrics"]["goodput_Bps"]]
+    assert after["metrics"]["goodput_Bps"] == run["metrics"]["goodput_Bps"] - 1
+    assert after["provenance"]["archive"]["replaces"] == OLD_IDENTITY
+    assert after["provenance"]["code_identity"] == code_identity.current("ns3")["digest"]
+    assert _fresh(store) == {str(path): True}
