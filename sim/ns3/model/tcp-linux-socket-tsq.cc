@@ -163,6 +163,13 @@ uint32_t
 TcpLinuxSocket::AvailableWindow() const
 {
     const uint32_t window = TcpSocketBase::AvailableWindow();
+    if (m_rtoSending && BytesInFlight() > 0)
+    {
+        // tcp_retransmit_timer sends the head alone (tcp_timer.c:574); the rest waits for an ACK
+        // even where its retransmission restored cwnd (tcp_event_data_sent's CA_EVENT_TX_START,
+        // tcp_output.c:167-168, on which bbr leaving PROBE_RTT sets its prior cwnd)
+        return 0;
+    }
     // tcp_write_xmit's order: the pacing clock, then the TSO deferral and TCP small queues
     return window > 0 && (PacingHolds() || TsqHeld() || TsoDefers()) ? 0 : window;
 }

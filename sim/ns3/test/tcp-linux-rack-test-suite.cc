@@ -662,6 +662,77 @@ class BackoffOnWheelTestCase : public TestCase
     }
 };
 
+/**
+ * A module that sets cwnd on CA_EVENT_TX_START, as bbr does when it leaves PROBE_RTT on it
+ * (bbr_check_probe_rtt_done restores its prior cwnd; tcp_bbr.c:346, 917).
+ */
+class RaisesCwndOnTxStart : public TcpNewReno
+{
+  public:
+    /// the TypeId
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::emusim::RaisesCwndOnTxStart")
+                                .SetParent<TcpNewReno>()
+                                .AddConstructor<RaisesCwndOnTxStart>();
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "RaisesCwndOnTxStart";
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<RaisesCwndOnTxStart>(this);
+    }
+
+    void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override
+    {
+        if (event == TcpSocketState::CA_EVENT_TX_START)
+        {
+            tcb->m_cWnd = 10 * tcb->m_segmentSize;
+        }
+    }
+};
+
+/**
+ * The timeout's retransmission goes alone. With every ACK lost from 100 ms the sender times out
+ * with its whole window out; every segment is marked lost, so nothing is in flight when the
+ * head is resent, and tcp_event_data_sent signals CA_EVENT_TX_START (tcp_output.c:167-168),
+ * on which this module sets cwnd to 10 segments. tcp_retransmit_timer sends the head alone
+ * (tcp_timer.c:574): at the timeout's instant one segment leaves, the rest at the next ACK.
+ */
+class TimeoutSendsTheHeadAloneTestCase : public TestCase
+{
+  public:
+    TimeoutSendsTheHeadAloneTestCase()
+        : TestCase("RTO: the timeout resends the head alone though TX_START raised cwnd")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RackRun run;
+        run.blackout = CreateObject<AckBlackout>();
+        run.blackout->m_from = MilliSeconds(100);
+        run.onSocket = [&run](NodeContainer&) {
+            run.socket->SetCongestionControlAlgorithm(CreateObject<RaisesCwndOnTxStart>());
+        };
+        run.Go(CreateObject<SegmentDropper>(), 200, false);
+
+        NS_TEST_ASSERT_MSG_EQ(run.lossState, true, "a timeout");
+        const auto atTimeout = std::count_if(run.sent.begin(), run.sent.end(), [&](const auto& s) {
+            return s.at == run.lossAt;
+        });
+        NS_TEST_EXPECT_MSG_EQ(atTimeout, 1, "one segment at the timeout's instant");
+        NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 200 * MSS, "everything acknowledged");
+        run.Done();
+    }
+};
+
 /// TestSuite emusim-tcp-linux-rack.
 class TcpLinuxRackTestSuite : public TestSuite
 {
@@ -679,6 +750,7 @@ class TcpLinuxRackTestSuite : public TestSuite
         AddTestCase(new TlpTailLossTestCase, Duration::QUICK);
         AddTestCase(new UndoSpuriousTimeoutTestCase, Duration::QUICK);
         AddTestCase(new FrtoSpuriousTimeoutTestCase, Duration::QUICK);
+        AddTestCase(new TimeoutSendsTheHeadAloneTestCase, Duration::QUICK);
     }
 };
 
