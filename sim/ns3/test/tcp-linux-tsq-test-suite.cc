@@ -36,6 +36,37 @@ class TsqTruesizeTestCase : public TestCase
 };
 
 /**
+ * The most the host holds of the socket's packets during the first flight (before the first
+ * ACK of data, at 80 ms) and the limit at that moment, read as each transmission starts.
+ */
+struct FirstFlightCharge
+{
+    uint64_t most{0};        //!< bytes of truesize
+    uint64_t limitAtMost{0}; //!< bytes
+
+    /// Follow `run`'s sending device: connected before the socket follows it, so it sees each
+    /// packet still charged as its transmission starts
+    void Follow(RackRun& run)
+    {
+        run.onSocket = [&run, this](NodeContainer& nodes) {
+            nodes.Get(0)->GetDevice(0)->TraceConnectWithoutContext(
+                "PhyTxBegin",
+                MakeCallback(&FirstFlightCharge::Seen, this).Bind(&run));
+        };
+    }
+
+    void Seen(RackRun* run, Ptr<const Packet>)
+    {
+        const uint64_t charged = run->socket->GetTsqChargedBytes();
+        if (Simulator::Now() < MilliSeconds(75) && charged > most)
+        {
+            most = charged;
+            limitAtMost = run->socket->GetTsqLimitBytes();
+        }
+    }
+};
+
+/**
  * The first flight over a 20 ms link at 100 Mb/s (from the handshake's end, 40 ms, to the
  * first ACK of data, 80 ms). After the handshake srtt is its round trip, about 40 ms, cwnd 10
  * and ssthresh unset, so sk_pacing_rate = 1448 B x 200 % x 10 / 40 ms = 724 kB/s, whose
@@ -59,27 +90,13 @@ class TsqFirstFlightTestCase : public TestCase
         auto drop = CreateObject<SegmentDropper>();
         RackRun run;
         run.smallQueues = true;
-        uint64_t mostCharged = 0;
-        uint64_t limitThen = 0;
-        run.onSocket = [&run, &mostCharged, &limitThen](NodeContainer& nodes) {
-            // connected before the socket follows the device, so it sees each packet still
-            // charged as its transmission starts
-            nodes.Get(0)->GetDevice(0)->TraceConnectWithoutContext(
-                "PhyTxBegin",
-                MakeCallback(
-                    +[](RackRun* r, uint64_t* most, uint64_t* limit, Ptr<const Packet>) {
-                        // the first ACK of data comes at 80 ms
-                        if (Simulator::Now() < MilliSeconds(75))
-                        {
-                            *most = std::max(*most, r->socket->GetTsqChargedBytes());
-                            *limit = r->socket->GetTsqLimitBytes();
-                        }
-                    })
-                    .Bind(&run, &mostCharged, &limitThen));
-        };
+        FirstFlightCharge charge;
+        charge.Follow(run);
         run.Go(drop, 10, true);
-        NS_TEST_EXPECT_MSG_EQ(limitThen, 2 * TcpLinuxSocket::SkbTruesize(MSS), "2 truesize");
-        NS_TEST_EXPECT_MSG_EQ(mostCharged, 2 * TcpLinuxSocket::SkbTruesize(MSS), "two in the host");
+        NS_TEST_EXPECT_MSG_EQ(charge.limitAtMost,
+                              2 * TcpLinuxSocket::SkbTruesize(MSS),
+                              "2 truesize");
+        NS_TEST_EXPECT_MSG_EQ(charge.most, 2 * TcpLinuxSocket::SkbTruesize(MSS), "two in the host");
         NS_TEST_EXPECT_MSG_GT(run.socket->GetTsqThrottles(), 0, "the socket was held back");
         NS_TEST_EXPECT_MSG_EQ(run.sent.size(), 10, "each segment sent once");
         NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 10 * MSS, "everything acknowledged");
@@ -115,27 +132,13 @@ class TsqGsoPacketTestCase : public TestCase
         RackRun run;
         run.smallQueues = true;
         run.gsoPush = true;
-        uint64_t mostCharged = 0;
-        uint64_t limitAtMost = 0;
-        run.onSocket = [&run, &mostCharged, &limitAtMost](NodeContainer& nodes) {
-            nodes.Get(0)->GetDevice(0)->TraceConnectWithoutContext(
-                "PhyTxBegin",
-                MakeCallback(
-                    +[](RackRun* r, uint64_t* most, uint64_t* limit, Ptr<const Packet>) {
-                        const uint64_t charged = r->socket->GetTsqChargedBytes();
-                        if (Simulator::Now() < MilliSeconds(75) && charged > *most)
-                        {
-                            *most = charged;
-                            *limit = r->socket->GetTsqLimitBytes();
-                        }
-                    })
-                    .Bind(&run, &mostCharged, &limitAtMost));
-        };
+        FirstFlightCharge charge;
+        charge.Follow(run);
         run.Go(drop, 10, true);
         const uint64_t packetTruesize = TcpLinuxSocket::SkbTruesize(2 * MSS);
         NS_TEST_EXPECT_MSG_EQ(packetTruesize, 4176, "one head and two segments");
-        NS_TEST_EXPECT_MSG_EQ(limitAtMost, 2 * packetTruesize, "two packets");
-        NS_TEST_EXPECT_MSG_EQ(mostCharged, 2 * packetTruesize + MSS, "a packet on 5624");
+        NS_TEST_EXPECT_MSG_EQ(charge.limitAtMost, 2 * packetTruesize, "two packets");
+        NS_TEST_EXPECT_MSG_EQ(charge.most, 2 * packetTruesize + MSS, "a packet on 5624");
         NS_TEST_EXPECT_MSG_GT(run.socket->GetTsqThrottles(), 0, "the socket was held back");
         NS_TEST_EXPECT_MSG_EQ(run.sent.size(), 10, "each segment sent once");
         NS_TEST_EXPECT_MSG_EQ(run.acks.back().ack, 1 + 10 * MSS, "everything acknowledged");
