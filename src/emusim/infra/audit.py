@@ -236,9 +236,9 @@ def renew(
         # compared less where, when and by which code each was made
         then, again = (json.loads(comparable(r, ("code_identity",))) for r in (kept, made))
         same = then == again
-        if same and made["provenance"].get("git_revision", "unknown") == "unknown":
-            raise AuditError(f"{path}: renew in a git checkout (a kept run names its revision)")
         replaced = not same and replace_changed
+        if (same or replaced) and made["provenance"].get("git_revision", "unknown") == "unknown":
+            raise AuditError(f"{path}: renew in a git checkout (a kept run names its revision)")
         if same or replaced:
             made["provenance"]["archive"] = {
                 "cost": cost,
@@ -268,7 +268,8 @@ def renew(
 
 
 def main_renew(args) -> int:
-    """`python -m emusim.infra.archive renew`: print each run's verdict; 1 if any differs."""
+    """`python -m emusim.infra.archive renew`: print each run's verdict; 1 if any is left
+    stale (made differently without --replace-changed)."""
     try:
         where = parse_where(args.where)
         result = renew(
