@@ -110,17 +110,23 @@ def measured_in(backend: str, trace_path: Path) -> dict[str, str]:
     return {"kernel": batch["kernel_release"], "clock": batch["clock"]}
 
 
-def repair(trace: pd.DataFrame) -> dict:
-    """How the run repaired its losses (see the module's docstring)."""
+def recovery_spans(trace: pd.DataFrame) -> list[tuple[float, float]]:
+    """(entered, left) of every recovery entered from an open state, in seconds."""
     state = trace[trace["event"] == "state"][["t_s", "value"]].to_numpy()
-    lengths, entered, previous = [], None, 0
+    spans, entered, previous = [], None, 0
     for t, value in state:
         opening = previous not in (tcp_events.STATE_RECOVERY, tcp_events.STATE_LOSS)
         if value == tcp_events.STATE_RECOVERY and opening:
             entered = t
         elif previous == tcp_events.STATE_RECOVERY and value != previous and entered is not None:
-            lengths.append(t - entered)
+            spans.append((entered, t))
         previous = value
+    return spans
+
+
+def repair(trace: pd.DataFrame) -> dict:
+    """How the run repaired its losses (see the module's docstring)."""
+    lengths = [left - entered for entered, left in recovery_spans(trace)]
     tx = trace[trace["event"] == "tx"]
     first = tx[tx["value"] == 0].groupby("segment")["t_s"].min()
     again = tx[tx["value"] == 1].groupby("segment")["t_s"].min()

@@ -36,6 +36,26 @@ guest lists every kprobed function; file:line in linux-source-6.1 6.1.192):
   net/ipv4/tcp_output.c:3330): each retransmission the stack sent, the kernel's own count
   beside the trace's.
 
+With ``send_path`` (``batch --trace-send-path``; the guest reads SEND_PATH_ENV), what
+decides when a lost segment is retransmitted, for `benchmarks/retransmission_wait_traced.py`
+(in the trace's tracefs text only, `--trace-raw`; the CSV leaves them out):
+
+- ``rtxq``, kprobe on ``tcp_xmit_retransmit_queue`` (net/ipv4/tcp_output.c:3367), called from
+  an ACK (``tcp_xmit_recovery``, net/ipv4/tcp_input.c) and from the pacing timer's or small
+  queues' work (``tcp_tsq_write``, tcp_output.c:1011-1027) while segments marked lost wait:
+  ``lost_out`` and ``retrans_out``, the window, the charge in the host and the pacing rate,
+  and ``tcp_wstamp_ns`` against ``tcp_clock_cache`` (ahead: ``tcp_pacing_check`` stops the
+  call, tcp_output.c:2486-2502);
+- ``push`` and ``push_one``, kprobes on ``tcp_push`` (net/ipv4/tcp.c:706) and
+  ``tcp_push_one`` (tcp_output.c:2915), which the application's write calls
+  (``tcp_sendmsg_locked``, tcp.c:1445-1466) to send, through ``tcp_write_xmit``, new data
+  only (its rarer forced push calls ``__tcp_push_pending_frames``, which an ACK calls too:
+  not probed);
+- ``kick``, kprobe on ``tcp_pace_kick`` (tcp_output.c:1190), the pacing timer (its argument
+  is the timer inside the socket: ``pacing_timer``'s offset gives the socket);
+- ``release_cb``, kprobe on ``tcp_release_cb``: work deferred while the application held
+  the socket (a pacing timer that fired then).
+
 Why kprobes beside the tracepoints: 6.1 has no tracepoint for a transmission, an ACK's
 processing or an RTO, and ``tcp:tcp_probe`` (net/ipv4/tcp_input.c:5988) fires only in
 ``tcp_rcv_established``, i.e. in ESTABLISHED: the blast client shuts its write side as soon as
@@ -109,6 +129,16 @@ OTHER_FIELDS = {
     "skb_dev": "sk_buff.dev",
     "skb_data": "sk_buff.data",
 }
+SEND_PATH_FIELDS = {
+    "wstamp": "tcp_sock.tcp_wstamp_ns",
+    "clock": "tcp_sock.tcp_clock_cache",
+    "pacing_timer": "tcp_sock.pacing_timer",
+}
+"""The members only the send-path probes read (``pacing_timer``: its offset, not its value)."""
+SEND_PATH_EVENTS = ("rtxq", "push", "push_one", "kick", "release_cb")
+SEND_PATH_ENV = "EMUSIM_TRACE_SEND_PATH"
+"""Set to 1 in the guest's environment (the batch does it for ``--trace-send-path``), a
+session also defines the send-path probes."""
 DROP_REASONS = ("SKB_DROP_REASON_NETFILTER_DROP", "SKB_DROP_REASON_QDISC_DROP")
 PACKET_WORDS = 7
 """64-bit words of a dropped packet's head the drop probe reads (56 bytes: a MAC header, an
@@ -160,7 +190,7 @@ class Probes:
 
 
 def probe_definitions(fields: dict[str, Field], drop_reasons: dict[str, int], group: str,
-                      port: int) -> Probes:  # fmt: skip
+                      port: int, send_path: bool = False) -> Probes:  # fmt: skip
     """The probes (pure: from BTF offsets). ``fields`` maps SOCKET_FIELDS' and OTHER_FIELDS'
     names to their members; ``drop_reasons`` the enumerators of DROP_REASONS.
 
@@ -210,9 +240,30 @@ def probe_definitions(fields: dict[str, Field], drop_reasons: dict[str, int], gr
     }
     ours = f"dport == {port_as_read(port)}"
     filters = {f"{group}/{n}": ours for n in ("tx", "ack", "sack", "rto", "pto")}
+    if send_path:
+        kprobes.update(send_path_probes(f, sk, group, head))
+        filters.update({f"{group}/{n}": ours for n in SEND_PATH_EVENTS if n != "kick"})
+        filters[f"{group}/kick"] = "timer != 0"  # the timer, not a socket: every one
     filters[f"{group}/drop"] = " || ".join(f"reason == {v}" for v in drop_reasons.values())
     filters.update({tp: f"dport == {port}" for tp in TRACEPOINTS})
     return Probes(group, kprobes, filters)
+
+
+def send_path_probes(f: dict[str, Field], sk: str, group: str, head: str) -> dict[str, str]:
+    """The send-path probes (the module's docstring): each reads what tells why a marked-lost
+    segment waited, and no more."""
+    win = _pair(f["ssthresh"], f["cwnd"], sk, "win", "ssthresh", "cwnd")
+    return {
+        "rtxq": f"p:{group}/rtxq tcp_xmit_retransmit_queue {head} {win} "
+        f"{_pair(f['pout'], f['retrans'], sk, 'out', 'pout', 'retrans')} "
+        f"{_pair(f['lost'], f['sacked'], sk, 'marks', 'lost', 'sacked')} "
+        f"{_fetch(f['wmem'], sk, 'wmem')} {_fetch(f['pacing_rate'], sk, 'pacing_rate')} "
+        f"{_fetch(f['wstamp'], sk, 'wstamp')} {_fetch(f['clock'], sk, 'clock')}",
+        "push": f"p:{group}/push tcp_push {head}",
+        "push_one": f"p:{group}/push_one tcp_push_one {head}",
+        "kick": f"p:{group}/kick tcp_pace_kick timer=$arg1:x64",
+        "release_cb": f"p:{group}/release_cb tcp_release_cb {head}",
+    }
 
 
 def buffer_kb(segments: int) -> int:
@@ -221,18 +272,20 @@ def buffer_kb(segments: int) -> int:
     return int(min(max(want, BUFFER_KB_MIN), BUFFER_KB_MAX))
 
 
-def layout(btf: BTF) -> tuple[dict[str, Field], dict[str, int]]:
-    """The members the probes read (SOCKET_FIELDS, OTHER_FIELDS) and the drop reasons."""
-    fields = {n: btf.field(p) for n, p in {**SOCKET_FIELDS, **OTHER_FIELDS}.items()}
+def layout(btf: BTF, send_path: bool = False) -> tuple[dict[str, Field], dict[str, int]]:
+    """The members the probes read (SOCKET_FIELDS, OTHER_FIELDS, SEND_PATH_FIELDS with
+    ``send_path``) and the drop reasons."""
+    paths = {**SOCKET_FIELDS, **OTHER_FIELDS, **(SEND_PATH_FIELDS if send_path else {})}
+    fields = {n: btf.field(p) for n, p in paths.items()}
     reasons = {r: btf.enum_value("skb_drop_reason", r) for r in DROP_REASONS}
     return fields, reasons
 
 
 @functools.cache
-def kernel_layout() -> tuple[dict[str, Field], dict[str, int]]:
+def kernel_layout(send_path: bool = False) -> tuple[dict[str, Field], dict[str, int]]:
     """`layout` of the running kernel, read once per process."""
     try:
-        return layout(BTF.load())
+        return layout(BTF.load(), send_path)
     except (OSError, ValueError) as err:
         raise TraceError(f"the kernel's BTF ({err}): CONFIG_DEBUG_INFO_BTF is needed") from None
 
@@ -284,6 +337,7 @@ class Session:
     btf: BTF | None = None
     probes: Probes | None = None
     facts: dict = field(default_factory=dict)
+    send_path: bool = field(default_factory=lambda: os.environ.get(SEND_PATH_ENV) == "1")
     _defined: list[str] = field(default_factory=list)
 
     @property
@@ -314,9 +368,12 @@ class Session:
         if not (self.tracefs / "kprobe_events").exists():
             raise TraceError(f"{self.tracefs} has no kprobe_events (CONFIG_KPROBE_EVENTS)")
         t0 = time.monotonic()
-        fields, reasons = kernel_layout() if self.btf is None else layout(self.btf)
+        send_path = self.send_path
+        fields, reasons = (
+            kernel_layout(send_path) if self.btf is None else layout(self.btf, send_path)
+        )
         group = self.name.replace("-", "_")
-        self.probes = probe_definitions(fields, reasons, group, self.port)
+        self.probes = probe_definitions(fields, reasons, group, self.port, send_path)
         for line in self.probes.kprobes.values():
             self._write(self.tracefs / "kprobe_events", line, append=True)
             self._defined.append(line.split()[0].split(":", 1)[1])

@@ -50,6 +50,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 HEADER = "time_ns,event,segment,value"
+SEND_PATH_EVENTS = ("rtxq", "push", "push_one", "kick", "release_cb")
+"""The send-path probes' events (emusim.linux.tcp_tracefs.SEND_PATH_EVENTS), not converted."""
 TCP_FIN, TCP_SYN = 0x01, 0x02
 INFINITE_SSTHRESH = 0x7FFFFFFF
 MOD = 1 << 32
@@ -253,8 +255,8 @@ def convert(
                 by_impairment = e.int("reason") == netfilter or dev in impaired
                 put(t, "drop", rel(seg[0]) // mss, 0 if by_impairment else 1)
             continue
-        if e.fields.get("sk") != sk:
-            continue
+        if e.fields.get("sk") != sk or name in SEND_PATH_EVENTS:
+            continue  # another socket's; or a send-path probe's (in the tracefs text only)
         if name == "tx":
             sacks = None
             flags = e.int("flags")

@@ -87,6 +87,59 @@ def test_probes_from_the_guest_kernels_offsets(capture):
     assert probes.filters["tcp/tcp_cong_state_set"] == "dport == 1026"
 
 
+def test_the_send_path_probes_when_asked_for(capture):
+    """`--trace-send-path`: five more probes, each on its function with its reads; the socket
+    filter on each but the pacing timer's, whose argument is the timer."""
+    meta, _ = capture
+    fields = {n: Field(*v) for n, v in meta["offsets"].items()}
+    # the members as the guest's BTF has them (6.1.0-56-amd64, read in the VM)
+    fields.update({
+        "srtt": Field("tcp_sock.srtt_us", 13376, 0, 4),
+        "tlp_high": Field("tcp_sock.tlp_high_seq", 13120, 0, 4),
+        "wmem": Field("sock.sk_wmem_alloc.refs.counter", 2720, 0, 4),
+        "pacing_rate": Field("sock.sk_pacing_rate", 3648, 0, 8),
+        "wstamp": Field("tcp_sock.tcp_wstamp_ns", 13184, 0, 8),
+        "clock": Field("tcp_sock.tcp_clock_cache", 13248, 0, 8),
+    })  # fmt: skip
+    group = meta["group"]
+    plain = tcp_tracefs.probe_definitions(fields, meta["drop_reasons"], group, PORT)
+    probes = tcp_tracefs.probe_definitions(
+        fields, meta["drop_reasons"], group, PORT, send_path=True
+    )
+    added = {k: v for k, v in probes.kprobes.items() if k not in plain.kprobes}
+    assert set(added) == set(tcp_tracefs.SEND_PATH_EVENTS) == set(conv.SEND_PATH_EVENTS)
+    assert {k: probes.kprobes[k] for k in plain.kprobes} == plain.kprobes
+    functions = {k: v.split()[1] for k, v in added.items()}
+    assert functions == {
+        "rtxq": "tcp_xmit_retransmit_queue", "push": "tcp_push", "push_one": "tcp_push_one",
+        "kick": "tcp_pace_kick", "release_cb": "tcp_release_cb",
+    }  # fmt: skip
+    for read in ("marks=+1864($arg1):x64", "out=+1716($arg1):x64", "wstamp=+1648($arg1):u64",
+                 "clock=+1656($arg1):u64", "pacing_rate=+456($arg1):u64"):  # fmt: skip
+        assert read in added["rtxq"]
+    assert added["kick"].endswith("timer=$arg1:x64")
+    socket = plain.filters[f"{group}/tx"]
+    for name in ("rtxq", "push", "push_one", "release_cb"):
+        assert probes.filters[f"{group}/{name}"] == socket
+    assert probes.filters[f"{group}/kick"] == "timer != 0"
+
+
+def test_the_converter_leaves_the_send_path_events_out(capture):
+    """A trace with send-path events converts to the rows it has without them."""
+    meta, text = capture
+    lines = text.splitlines()
+    syn = next(i for i, x in enumerate(lines) if " tx: " in x)
+    sk = lines[syn].split("sk=")[1].split()[0]
+    ts = lines[syn].split("]")[1].split(":")[0].strip()
+    extra = [f"        tcpblast-460     [000]    {ts}: {name}: (f+0x0/0x10) sk={sk} dport=516"
+             for name in ("push", "release_cb")]  # fmt: skip
+    lines[syn + 1 : syn + 1] = extra
+    args = (PORT, meta["hz"], meta["drop_reasons"], meta["impaired_devs"])
+    with_them = conv.convert(conv.parse(lines), *args)
+    without = conv.convert(conv.parse(text.splitlines()), *args)
+    assert with_them.rows == without.rows
+
+
 def test_members_that_are_not_adjacent_are_read_apart():
     lo, hi = Field("a.x", 0, 0, 4), Field("a.y", 64, 0, 4)
     assert tcp_tracefs._pair(lo, hi, "$arg1", "xy", "x", "y") == "x=+0($arg1):u32 y=+8($arg1):u32"

@@ -36,22 +36,37 @@ from emusim.backends.mininet.topology import ENV_MARK, PREFIX
 from emusim.backends.mininet.writer import BatchWriter, clock_of
 from emusim.core.paths import REPO_ROOT
 from emusim.infra.teardown import signals_raise
+from emusim.linux import tcp_tracefs
 from emusim.linux.tcp import check_profile
 
 # --- batch: on the host ---------------------------------------------------------------------
 
 
-def _guest_command(plan_path: Path) -> list[str]:
+def _guest_command(plan_path: Path, send_path: bool = False) -> list[str]:
     """The executor in the guest, with this batch's own emusim package and checkout (the guest
     sees the host's files at the same paths, but not its environment: without PYTHONPATH it
     would import whatever tree the environment's editable install names, and without
     EMUSIM_ROOT it would look for the dropper module in that tree, built for another kernel
-    than the one this batch boots)."""
+    than the one this batch boots); ``send_path``: the tracer's send-path probes too."""
     package_root = Path(emusim.__file__).resolve().parents[1]
+    probes = [f"{tcp_tracefs.SEND_PATH_ENV}=1"] if send_path else []
     return [
-        "env", f"PYTHONPATH={package_root}", f"EMUSIM_ROOT={REPO_ROOT}",
+        "env", f"PYTHONPATH={package_root}", f"EMUSIM_ROOT={REPO_ROOT}", *probes,
         sys.executable, "-m", "emusim.backends.mininet", "execute", "--plan", str(plan_path),
     ]  # fmt: skip
+
+
+@contextlib.contextmanager
+def _send_path_env(send_path: bool):
+    """The send-path probes for a batch on this machine (`_guest_command` for the VM's)."""
+    if not send_path:
+        yield
+        return
+    os.environ[tcp_tracefs.SEND_PATH_ENV] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop(tcp_tracefs.SEND_PATH_ENV, None)
 
 
 def run_batch(
@@ -73,12 +88,14 @@ def run_batch(
     cpu_profile: frozenset[str] | None = None,
     archive_dir: Path | None = None,
     select: dict | None = None,
+    send_path: bool = False,
 ) -> dict:
     """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
     time of a VM without KVM (emusim.infra.vm.icount_requested: "env" reads the environment, None
     runs it in real time); without ``repeat_deterministic`` a batch in dilated time runs a
     point that draws no random numbers once (`make_plan`); ``trace`` says which runs are
-    traced (`tracing.select`). A ``shard`` runs its share of the design in a VM of its own
+    traced (`tracing.select`), ``send_path`` whether their tracer also defines its send-path
+    probes (emusim.linux.tcp_tracefs). A ``shard`` runs its share of the design in a VM of its own
     and writes its record to `shard_path` instead of batch.json (`merge_shards` joins them).
     The runs of the points in ``cpu_profile`` ("all": every point) are sampled by perf while
     they run (`emusim.linux.cpu_profile`; their times include the sampling's cost: give them
@@ -182,7 +199,8 @@ def run_batch(
             with realtime_lock(where == "host" or shift is None):
                 if where == "host":
                     writer = BatchWriter(plan, results_dir, "host", False, reason)
-                    execute(plan, writer.record, "host")
+                    with _send_path_env(send_path):
+                        execute(plan, writer.record, "host")
                 else:
                     writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
                     vm_clock = writer.clock["clock"]
@@ -192,7 +210,7 @@ def run_batch(
                         else ""
                     )
                     log(f"mininet: the VM's clock: {vm_clock}{dilation}")
-                    vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus)
+                    vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus, send_path)
         finally:
             if writer is not None:
                 _stamp_runs(writer.written, made_by, writer.caps.get("variants"))
@@ -554,7 +572,11 @@ def vm_timeout_s(plan: dict) -> float:
 
 
 def _run_in_vm(
-    plan: dict, writer: BatchWriter, timeout_s: float | None, cpus: int | None = None
+    plan: dict,
+    writer: BatchWriter,
+    timeout_s: float | None,
+    cpus: int | None = None,
+    send_path: bool = False,
 ) -> float:
     from emusim.infra import vm, vm_setup
 
@@ -588,7 +610,7 @@ def _run_in_vm(
     try:
         with signals_raise():
             result = vm.run_in_vm(
-                _guest_command(plan_path),
+                _guest_command(plan_path, send_path),
                 timeout_s=timeout,
                 on_line=on_line,
                 cpus=cpus or VM_CPUS,

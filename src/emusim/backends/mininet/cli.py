@@ -4,7 +4,7 @@
         --profile PROFILE [--delay-json PATH] --results-dir RESULTS_ROOT
         [--place auto|host|vm] [--dropper-impl auto|module|netfilter] [--no-selfcheck]
         [--repetitions N] [--point-stride K] [--trace POINT|all ...] [--trace-only] [--trace-raw]
-        [--shard I/N] [--profile-cpu POINT|all ...]
+        [--trace-send-path] [--shard I/N] [--profile-cpu POINT|all ...]
     python -m emusim.backends.mininet merge --output BATCH_JSON SHARD_JSON...
     python -m emusim.backends.mininet cleanup [--all]
     python -m emusim.backends.mininet capabilities
@@ -128,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument(
         "--trace-raw", action="store_true", help="keep the tracefs text too (RUN.tracefs.txt.gz)"
     )
+    b.add_argument(
+        "--trace-send-path",
+        action="store_true",
+        help="also probe what sends when (retransmission queue, application writes, pacing "
+        "timer): in the tracefs text only (with --trace-raw; emusim.linux.tcp_tracefs)",
+    )
     m = sub.add_parser("merge", help="join a batch's shard records into its batch.json")
     m.add_argument("--output", required=True, type=Path, help="the batch.json to write")
     m.add_argument("shards", nargs="+", type=Path, help="shards/I-of-N.json, one of each I")
@@ -153,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 not args.deterministic_once,
                 _trace_request(args.trace, args.trace_only, args.trace_raw), args.shard,
                 frozenset(args.profile_cpu or ()), args.archive, _where(args.where),
+                _send_path(args.trace_send_path, args.trace, args.trace_raw),
             )  # fmt: skip
         elif args.cmd == "merge":
             out = merge_shards(args.shards, args.output)
@@ -196,6 +203,15 @@ def _trace_request(points: list[str] | None, only: bool, raw: bool):
             raise BatchError("--trace-only without --trace: nothing would run")
         return None
     return TraceRequest(None if "all" in points else frozenset(points), None, only, raw)
+
+
+def _send_path(send_path: bool, points: list[str] | None, raw: bool) -> bool:
+    """--trace-send-path, which needs --trace and --trace-raw (its events are in the raw text
+    only)."""
+    if send_path and not (points and raw):
+        raise BatchError("--trace-send-path needs --trace and --trace-raw (its events are in the "
+                         "tracefs text only)")  # fmt: skip
+    return send_path
 
 
 if __name__ == "__main__":

@@ -748,3 +748,29 @@ def test_the_guest_looks_for_the_module_in_the_batchs_own_checkout(tmp_path):
         check=True,
     ).stdout.strip()
     assert out == str(checkout / "kernel-dropper" / "dropper.ko")
+
+
+@pytest.mark.parametrize("send_path", [False, True])
+def test_the_guests_tracer_adds_the_send_path_probes_only_when_asked(send_path):
+    """`--trace-send-path` reaches the tracer in the guest through its command's environment
+    (the guest inherits none): a session made there defines the send-path probes or not."""
+    command = batch._guest_command(Path("plan.json"), send_path)
+    env_part = command[: command.index(sys.executable)]
+    session = "from emusim.linux import tcp_tracefs; print(tcp_tracefs.Session('x', 1).send_path)"
+    probe = [sys.executable, "-c", session]
+    out = subprocess.run(
+        [*env_part, *probe], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+        check=True,
+    ).stdout.strip()  # fmt: skip
+    assert out == str(send_path)
+
+
+def test_send_path_without_a_raw_trace_is_refused():
+    from emusim.backends.mininet import cli
+
+    with pytest.raises(batch.BatchError, match="--trace-raw"):
+        cli._send_path(True, ["all"], raw=False)
+    with pytest.raises(batch.BatchError, match="--trace"):
+        cli._send_path(True, None, raw=True)
+    assert cli._send_path(True, ["all"], raw=True) is True
+    assert cli._send_path(False, None, raw=False) is False
