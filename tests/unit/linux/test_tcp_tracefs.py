@@ -48,18 +48,27 @@ def frame(converted, tmp_path_factory):
     return tcp_events.read(path)
 
 
+LATER_MEMBERS = {
+    "srtt": Field("tcp_sock.srtt_us", 13376, 0, 4),
+    "tlp_high": Field("tcp_sock.tlp_high_seq", 13120, 0, 4),
+    "wmem": Field("sock.sk_wmem_alloc.refs.counter", 2720, 0, 4),
+    "pacing_rate": Field("sock.sk_pacing_rate", 3648, 0, 8),
+    "wstamp": Field("tcp_sock.tcp_wstamp_ns", 13184, 0, 8),
+    "clock": Field("tcp_sock.tcp_clock_cache", 13248, 0, 8),
+}
+"""Members probes read that the capture's run did not (the pto and send-path probes came
+later), as the same kernel's BTF has them (read in the VM, 6.1.0-56-amd64)."""
+
+
+def capture_fields(meta: dict) -> dict[str, Field]:
+    """The capture's members and LATER_MEMBERS."""
+    return {**{n: Field(*v) for n, v in meta["offsets"].items()}, **LATER_MEMBERS}
+
+
 def test_probes_from_the_guest_kernels_offsets(capture):
     """The kprobe_events lines the run defined follow from its BTF offsets (pure)."""
     meta, _ = capture
-    fields = {n: Field(*v) for n, v in meta["offsets"].items()}
-    # the capture predates the pto probe: its members as the same kernel's BTF has them
-    # (read in the VM, 6.1.0-56-amd64, 28 November 2026)
-    fields.update({
-        "srtt": Field("tcp_sock.srtt_us", 13376, 0, 4),
-        "tlp_high": Field("tcp_sock.tlp_high_seq", 13120, 0, 4),
-        "wmem": Field("sock.sk_wmem_alloc.refs.counter", 2720, 0, 4),
-        "pacing_rate": Field("sock.sk_pacing_rate", 3648, 0, 8),
-    })  # fmt: skip
+    fields = capture_fields(meta)
     group = meta["group"]
     probes = tcp_tracefs.probe_definitions(fields, meta["drop_reasons"], group, PORT)
     pto = probes.kprobes.pop("pto")
@@ -91,16 +100,7 @@ def test_the_send_path_probes_when_asked_for(capture):
     """`--trace-send-path`: five more probes, each on its function with its reads; the socket
     filter on each but the pacing timer's, whose argument is the timer."""
     meta, _ = capture
-    fields = {n: Field(*v) for n, v in meta["offsets"].items()}
-    # the members as the guest's BTF has them (6.1.0-56-amd64, read in the VM)
-    fields.update({
-        "srtt": Field("tcp_sock.srtt_us", 13376, 0, 4),
-        "tlp_high": Field("tcp_sock.tlp_high_seq", 13120, 0, 4),
-        "wmem": Field("sock.sk_wmem_alloc.refs.counter", 2720, 0, 4),
-        "pacing_rate": Field("sock.sk_pacing_rate", 3648, 0, 8),
-        "wstamp": Field("tcp_sock.tcp_wstamp_ns", 13184, 0, 8),
-        "clock": Field("tcp_sock.tcp_clock_cache", 13248, 0, 8),
-    })  # fmt: skip
+    fields = capture_fields(meta)
     group = meta["group"]
     plain = tcp_tracefs.probe_definitions(fields, meta["drop_reasons"], group, PORT)
     probes = tcp_tracefs.probe_definitions(
