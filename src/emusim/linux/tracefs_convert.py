@@ -49,9 +49,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+from emusim.linux.tcp_tracefs import SEND_PATH_EVENTS  # not converted: the tracefs text has them
+
 HEADER = "time_ns,event,segment,value"
-SEND_PATH_EVENTS = ("rtxq", "push", "push_one", "kick", "release_cb")
-"""The send-path probes' events (emusim.linux.tcp_tracefs.SEND_PATH_EVENTS), not converted."""
 TCP_FIN, TCP_SYN = 0x01, 0x02
 INFINITE_SSTHRESH = 0x7FFFFFFF
 MOD = 1 << 32
