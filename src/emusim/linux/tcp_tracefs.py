@@ -41,7 +41,7 @@ decides when a lost segment is retransmitted, for `benchmarks/retransmission_wai
 (in the trace's tracefs text only, `--trace-raw`; the CSV leaves them out):
 
 - ``rtxq``, kprobe on ``tcp_xmit_retransmit_queue`` (net/ipv4/tcp_output.c:3367), called from
-  an ACK (``tcp_xmit_recovery``, net/ipv4/tcp_input.c) and from the pacing timer's or small
+  an ACK (``tcp_xmit_recovery``, net/ipv4/tcp_input.c:3851) and from the pacing timer's or small
   queues' work (``tcp_tsq_write``, tcp_output.c:1011-1027) while segments marked lost wait:
   ``lost_out`` and ``retrans_out``, the window, the charge in the host and the pacing rate,
   and ``tcp_wstamp_ns`` against ``tcp_clock_cache`` (ahead: ``tcp_pacing_check`` stops the
@@ -53,8 +53,8 @@ decides when a lost segment is retransmitted, for `benchmarks/retransmission_wai
   not probed);
 - ``kick``, kprobe on ``tcp_pace_kick`` (tcp_output.c:1190), the pacing timer (its argument
   is the timer inside the socket: ``pacing_timer``'s offset gives the socket);
-- ``release_cb``, kprobe on ``tcp_release_cb``: work deferred while the application held
-  the socket (a pacing timer that fired then).
+- ``release_cb``, kprobe on ``tcp_release_cb`` (tcp_output.c:1081): work deferred while the
+  application held the socket (a pacing timer that fired then).
 
 Why kprobes beside the tracepoints: 6.1 has no tracepoint for a transmission, an ACK's
 processing or an RTO, and ``tcp:tcp_probe`` (net/ipv4/tcp_input.c:5988) fires only in
@@ -137,7 +137,7 @@ SEND_PATH_FIELDS = {
 """The members only the send-path probes read (``pacing_timer``: its offset, not its value)."""
 SEND_PATH_EVENTS = ("rtxq", "push", "push_one", "kick", "release_cb")
 SEND_PATH_ENV = "EMUSIM_TRACE_SEND_PATH"
-"""Set to 1 in the guest's environment (the batch does it for ``--trace-send-path``), a
+"""When it is 1 in the guest's environment (the batch sets it for ``--trace-send-path``), a
 session also defines the send-path probes."""
 DROP_REASONS = ("SKB_DROP_REASON_NETFILTER_DROP", "SKB_DROP_REASON_QDISC_DROP")
 PACKET_WORDS = 7
