@@ -68,7 +68,8 @@ def events(lines: Iterable[str], pacing_timer_offset: int) -> pd.DataFrame:
             continue
         if e.name == "tx":
             seq, end = tc._two(e, "seqs", "seq", "end")
-            payload = (end - seq) % tc.MOD - bool(e.int("flags") & TCP_SYN)
+            flags = e.int("flags")  # a SYN and a FIN take a sequence number each
+            payload = (end - seq) % tc.MOD - bool(flags & TCP_SYN) - bool(flags & tc.TCP_FIN)
             if payload <= 0:
                 continue
             mss = mss or e.int("mss")
