@@ -50,15 +50,19 @@ FRAME_BITS = constants.ETH_FRAME_WIRE_B * 8  # a full data segment on the wire
 EVERY_SEGMENT_PUSHED = "ns3::TcpLinuxSocket::PeerPushesEverySegment"
 
 
-def cut_scenario(out: Path, writes: int, repetitions: int, variants: list[str]) -> Path:
-    """lossy-link with its quick scale replaced by the traced cut (its topology beside it)."""
+def cut_scenario(
+    out: Path, writes: int, repetitions: int, variants: list[str], cell: dict = CELL
+) -> Path:
+    """lossy-link with its quick scale replaced by the traced cut of `cell` (its topology
+    beside it)."""
     spec = yaml.safe_load((REPO_ROOT / "scenarios/lossy-link.yaml").read_text())
+    spec.pop("more_runs", None)  # `repetitions` for every point of the cut
     spec["scales"] = {
         "quick": {
             "workload": {"writes": writes},
             "repetitions": repetitions,
             "cap_s": spec["cap_s"],
-            "sweep": {**CELL, "variant": variants},
+            "sweep": {**cell, "variant": variants},
         }
     }
     (out / "topologies").mkdir(parents=True, exist_ok=True)

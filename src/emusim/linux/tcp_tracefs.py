@@ -56,6 +56,12 @@ decides when a lost segment is retransmitted, for `benchmarks/retransmission_wai
 - ``release_cb``, kprobe on ``tcp_release_cb`` (tcp_output.c:1081): work deferred while the
   application held the socket (a pacing timer that fired then).
 
+With ``ca_function`` (``batch --trace-ca FUNCTION``; the guest reads CA_ENV), ``ca``, a kprobe on
+that function of the congestion-control module, e.g. ``tcp_illinois_cong_avoid``: the ACK
+number it is called with, the window, ``is_cwnd_limited`` and the module's private area
+(``icsk_ca_priv``) whole, as 64-bit words, for `benchmarks/illinois_params_traced.py` to read
+the module's own state from (in the tracefs text only, `--trace-raw`).
+
 Why kprobes beside the tracepoints: 6.1 has no tracepoint for a transmission, an ACK's
 processing or an RTO, and ``tcp:tcp_probe`` (net/ipv4/tcp_input.c:5988) fires only in
 ``tcp_rcv_established``, i.e. in ESTABLISHED: the blast client shuts its write side as soon as
@@ -139,6 +145,16 @@ SEND_PATH_EVENTS = ("rtxq", "push", "push_one", "kick", "release_cb")
 SEND_PATH_ENV = "EMUSIM_TRACE_SEND_PATH"
 """When it is 1 in the guest's environment (the batch sets it for ``--trace-send-path``), a
 session also defines the send-path probes."""
+CA_FIELDS = {
+    "cwnd_limited": "tcp_sock.is_cwnd_limited",
+    "ca_priv": "tcp_sock.inet_conn.icsk_ca_priv",
+}
+"""The members only the ``ca`` probe reads (``ca_priv`` whole, as words)."""
+CA_ENV = "EMUSIM_TRACE_CA"
+"""The congestion-control function a session also probes (``ca``), when set in the guest's
+environment (the batch sets it for ``--trace-ca``)."""
+RAW_ONLY_EVENTS = (*SEND_PATH_EVENTS, "ca")
+"""Events in the tracefs text only (the CSV has no columns for them)."""
 DROP_REASONS = ("SKB_DROP_REASON_NETFILTER_DROP", "SKB_DROP_REASON_QDISC_DROP")
 PACKET_WORDS = 7
 """64-bit words of a dropped packet's head the drop probe reads (56 bytes: a MAC header, an
@@ -190,7 +206,8 @@ class Probes:
 
 
 def probe_definitions(fields: dict[str, Field], drop_reasons: dict[str, int], group: str,
-                      port: int, send_path: bool = False) -> Probes:  # fmt: skip
+                      port: int, send_path: bool = False,
+                      ca_function: str | None = None) -> Probes:  # fmt: skip
     """The probes (pure: from BTF offsets). ``fields`` maps SOCKET_FIELDS' and OTHER_FIELDS'
     names to their members; ``drop_reasons`` the enumerators of DROP_REASONS.
 
@@ -244,6 +261,9 @@ def probe_definitions(fields: dict[str, Field], drop_reasons: dict[str, int], gr
         kprobes.update(send_path_probes(f, sk, group, head))
         filters.update({f"{group}/{n}": ours for n in SEND_PATH_EVENTS if n != "kick"})
         filters[f"{group}/kick"] = "timer != 0"  # the timer, not a socket: every one
+    if ca_function:
+        kprobes["ca"] = ca_probe(f, sk, group, head, ca_function)
+        filters[f"{group}/ca"] = ours
     filters[f"{group}/drop"] = " || ".join(f"reason == {v}" for v in drop_reasons.values())
     filters.update({tp: f"dport == {port}" for tp in TRACEPOINTS})
     return Probes(group, kprobes, filters)
@@ -266,26 +286,43 @@ def send_path_probes(f: dict[str, Field], sk: str, group: str, head: str) -> dic
     }
 
 
+def ca_probe(f: dict[str, Field], sk: str, group: str, head: str, function: str) -> str:
+    """The ``ca`` probe on ``function`` (the module's docstring): its ACK number, the window,
+    whether the last window was cwnd-limited, and the private area as words."""
+    win = _pair(f["ssthresh"], f["cwnd"], sk, "win", "ssthresh", "cwnd")
+    words = f["ca_priv"].byte_size // 8
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", function) or not words:
+        raise TraceError(f"--trace-ca {function!r}: not a function name, or no private area")
+    return (
+        f"p:{group}/ca {function} {head} ack=$arg2:u32 {win} "
+        f"{_fetch(f['cwnd_limited'], sk, 'limited')} "
+        f"priv=+{f['ca_priv'].offset}({sk}):x64[{words}]"
+    )
+
+
 def buffer_kb(segments: int) -> int:
     """Ring-buffer size for a run of ``segments`` data segments (BUFFER_KB_MIN..MAX)."""
     want = segments * EVENTS_PER_SEGMENT * BYTES_PER_EVENT // 1024
     return int(min(max(want, BUFFER_KB_MIN), BUFFER_KB_MAX))
 
 
-def layout(btf: BTF, send_path: bool = False) -> tuple[dict[str, Field], dict[str, int]]:
+def layout(btf: BTF, send_path: bool = False, ca: bool = False
+           ) -> tuple[dict[str, Field], dict[str, int]]:  # fmt: skip
     """The members the probes read (SOCKET_FIELDS, OTHER_FIELDS, SEND_PATH_FIELDS with
-    ``send_path``) and the drop reasons."""
+    ``send_path``, CA_FIELDS with ``ca``) and the drop reasons."""
     paths = {**SOCKET_FIELDS, **OTHER_FIELDS, **(SEND_PATH_FIELDS if send_path else {})}
+    paths.update(CA_FIELDS if ca else {})
     fields = {n: btf.field(p) for n, p in paths.items()}
     reasons = {r: btf.enum_value("skb_drop_reason", r) for r in DROP_REASONS}
     return fields, reasons
 
 
 @functools.cache
-def kernel_layout(send_path: bool = False) -> tuple[dict[str, Field], dict[str, int]]:
+def kernel_layout(send_path: bool = False, ca: bool = False
+                  ) -> tuple[dict[str, Field], dict[str, int]]:  # fmt: skip
     """`layout` of the running kernel, read once per process."""
     try:
-        return layout(BTF.load(), send_path)
+        return layout(BTF.load(), send_path, ca)
     except (OSError, ValueError) as err:
         raise TraceError(f"the kernel's BTF ({err}): CONFIG_DEBUG_INFO_BTF is needed") from None
 
@@ -338,6 +375,7 @@ class Session:
     probes: Probes | None = None
     facts: dict = field(default_factory=dict)
     send_path: bool = field(default_factory=lambda: os.environ.get(SEND_PATH_ENV) == "1")
+    ca_function: str | None = field(default_factory=lambda: os.environ.get(CA_ENV) or None)
     _defined: list[str] = field(default_factory=list)
 
     @property
@@ -368,12 +406,14 @@ class Session:
         if not (self.tracefs / "kprobe_events").exists():
             raise TraceError(f"{self.tracefs} has no kprobe_events (CONFIG_KPROBE_EVENTS)")
         t0 = time.monotonic()
-        send_path = self.send_path
+        send_path, ca = self.send_path, self.ca_function
         fields, reasons = (
-            kernel_layout(send_path) if self.btf is None else layout(self.btf, send_path)
+            kernel_layout(send_path, bool(ca))
+            if self.btf is None
+            else layout(self.btf, send_path, bool(ca))
         )
         group = self.name.replace("-", "_")
-        self.probes = probe_definitions(fields, reasons, group, self.port, send_path)
+        self.probes = probe_definitions(fields, reasons, group, self.port, send_path, ca)
         for line in self.probes.kprobes.values():
             self._write(self.tracefs / "kprobe_events", line, append=True)
             self._defined.append(line.split()[0].split(":", 1)[1])

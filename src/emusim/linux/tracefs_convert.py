@@ -49,7 +49,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from emusim.linux.tcp_tracefs import SEND_PATH_EVENTS  # not converted: the tracefs text has them
+from emusim.linux.tcp_tracefs import RAW_ONLY_EVENTS  # not converted: the tracefs text has them
 
 HEADER = "time_ns,event,segment,value"
 TCP_FIN, TCP_SYN = 0x01, 0x02
@@ -255,7 +255,7 @@ def convert(
                 by_impairment = e.int("reason") == netfilter or dev in impaired
                 put(t, "drop", rel(seg[0]) // mss, 0 if by_impairment else 1)
             continue
-        if e.fields.get("sk") != sk or name in SEND_PATH_EVENTS:
+        if e.fields.get("sk") != sk or name in RAW_ONLY_EVENTS:
             continue  # another socket's; or a send-path probe's (in the tracefs text only)
         if name == "tx":
             sacks = None

@@ -55,8 +55,10 @@ LATER_MEMBERS = {
     "pacing_rate": Field("sock.sk_pacing_rate", 3648, 0, 8),
     "wstamp": Field("tcp_sock.tcp_wstamp_ns", 13184, 0, 8),
     "clock": Field("tcp_sock.tcp_clock_cache", 13248, 0, 8),
+    "cwnd_limited": Field("tcp_sock.is_cwnd_limited", 13119, 1, 1),
+    "ca_priv": Field("tcp_sock.inet_conn.icsk_ca_priv", 10688, 0, 104),
 }
-"""Members probes read that the capture's run did not (the pto and send-path probes came
+"""Members probes read that the capture's run did not (the pto, send-path and ca probes came
 later), as the same kernel's BTF has them (read in the VM, 6.1.0-56-amd64)."""
 
 
@@ -124,8 +126,30 @@ def test_the_send_path_probes_when_asked_for(capture):
     assert probes.filters[f"{group}/kick"] == "timer != 0"
 
 
-def test_the_converter_leaves_the_send_path_events_out(capture):
-    """A trace with send-path events converts to the rows it has without them."""
+def test_the_ca_probe_when_asked_for(capture):
+    """`--trace-ca FUNCTION`: one more probe on that function, reading its ACK argument, the
+    window, the cwnd-limited bit and the 104-byte private area as 13 words, for the socket."""
+    meta, _ = capture
+    fields = capture_fields(meta)
+    group = meta["group"]
+    plain = tcp_tracefs.probe_definitions(fields, meta["drop_reasons"], group, PORT)
+    probes = tcp_tracefs.probe_definitions(
+        fields, meta["drop_reasons"], group, PORT, ca_function="tcp_illinois_cong_avoid"
+    )
+    assert set(probes.kprobes) - set(plain.kprobes) == {"ca"}
+    assert probes.kprobes["ca"] == (
+        f"p:{group}/ca tcp_illinois_cong_avoid sk=$arg1:x64 dport=+12($arg1):u16 ack=$arg2:u32 "
+        "win=+1772($arg1):x64 limited=+1639($arg1):b1@7/8 priv=+1336($arg1):x64[13]"
+    )
+    assert probes.filters[f"{group}/ca"] == plain.filters[f"{group}/tx"]
+    with pytest.raises(tcp_tracefs.TraceError, match="not a function name"):
+        tcp_tracefs.probe_definitions(
+            fields, meta["drop_reasons"], group, PORT, ca_function="f x=+0(%di)"
+        )
+
+
+def test_the_converter_leaves_the_send_path_and_ca_events_out(capture):
+    """A trace with send-path and ca events converts to the rows it has without them."""
     meta, text = capture
     lines = text.splitlines()
     syn = next(i for i, x in enumerate(lines) if " tx: " in x)
@@ -133,6 +157,8 @@ def test_the_converter_leaves_the_send_path_events_out(capture):
     ts = lines[syn].split("]")[1].split(":")[0].strip()
     extra = [f"        tcpblast-460     [000]    {ts}: {name}: (f+0x0/0x10) sk={sk} dport=516"
              for name in ("push", "release_cb")]  # fmt: skip
+    extra.append(f"  <idle>-0 [000] {ts}: ca: (f+0x0/0x227 [tcp_illinois]) sk={sk} dport=516 "
+                 "ack=1 win=0xa7fffffff limited=1 priv={0x4fb2,0x1}")  # fmt: skip
     lines[syn + 1 : syn + 1] = extra
     args = (PORT, meta["hz"], meta["drop_reasons"], meta["impaired_devs"])
     with_them = conv.convert(conv.parse(lines), *args)

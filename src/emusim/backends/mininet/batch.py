@@ -42,31 +42,41 @@ from emusim.linux.tcp import check_profile
 # --- batch: on the host ---------------------------------------------------------------------
 
 
-def _guest_command(plan_path: Path, send_path: bool = False) -> list[str]:
+def _guest_command(plan_path: Path, probes: dict[str, str] | None = None) -> list[str]:
     """The executor in the guest, with this batch's own emusim package and checkout (the guest
     sees the host's files at the same paths, but not its environment: without PYTHONPATH it
     would import whatever tree the environment's editable install names, and without
     EMUSIM_ROOT it would look for the dropper module in that tree, built for another kernel
-    than the one this batch boots); ``send_path``: the tracer's send-path probes too."""
+    than the one this batch boots); ``probes``: the tracer's further probes, as the
+    environment its session reads (`tracer_probes`)."""
     package_root = Path(emusim.__file__).resolve().parents[1]
-    probes = [f"{tcp_tracefs.SEND_PATH_ENV}=1"] if send_path else []
+    extra = [f"{name}={value}" for name, value in (probes or {}).items()]
     return [
-        "env", f"PYTHONPATH={package_root}", f"EMUSIM_ROOT={REPO_ROOT}", *probes,
+        "env", f"PYTHONPATH={package_root}", f"EMUSIM_ROOT={REPO_ROOT}", *extra,
         sys.executable, "-m", "emusim.backends.mininet", "execute", "--plan", str(plan_path),
     ]  # fmt: skip
 
 
+def tracer_probes(send_path: bool = False, ca_function: str | None = None) -> dict[str, str]:
+    """The tracer's further probes (emusim.linux.tcp_tracefs), as the environment its session
+    reads: the send-path probes, and a congestion-control function's."""
+    probes = {tcp_tracefs.SEND_PATH_ENV: "1"} if send_path else {}
+    if ca_function:
+        probes[tcp_tracefs.CA_ENV] = ca_function
+    return probes
+
+
 @contextlib.contextmanager
-def _send_path_env(send_path: bool):
-    """The send-path probes for a batch on this machine (`_guest_command` for the VM's)."""
-    if not send_path:
-        yield
-        return
-    os.environ[tcp_tracefs.SEND_PATH_ENV] = "1"
+def _probes_env(probes: dict[str, str] | None):
+    """The tracer's further probes for a batch on this machine (`_guest_command` for the
+    VM's)."""
+    probes = probes or {}
+    os.environ.update(probes)
     try:
         yield
     finally:
-        os.environ.pop(tcp_tracefs.SEND_PATH_ENV, None)
+        for name in probes:
+            os.environ.pop(name, None)
 
 
 def run_batch(
@@ -88,20 +98,20 @@ def run_batch(
     cpu_profile: frozenset[str] | None = None,
     archive_dir: Path | None = None,
     select: dict | None = None,
-    send_path: bool = False,
+    probes: dict[str, str] | None = None,
 ) -> dict:
-    """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated
-    time of a VM without KVM (emusim.infra.vm.icount_requested: "env" reads the environment, None
-    runs it in real time); without ``repeat_deterministic`` a batch in dilated time runs a
-    point that draws no random numbers once (`make_plan`); ``trace`` says which runs are
-    traced (`tracing.select`), ``send_path`` whether their tracer also defines its send-path
-    probes (emusim.linux.tcp_tracefs). A ``shard`` runs its share of the design in a VM of its own
-    and writes its record to `shard_path` instead of batch.json (`merge_shards` joins them).
-    The runs of the points in ``cpu_profile`` ("all": every point) are sampled by perf while
-    they run (`emusim.linux.cpu_profile`; their times include the sampling's cost: give them
-    a results directory of their own). ``select`` keeps the points with those axis values
-    (`make_plan`'s ``where``). A run that ``archive_dir`` holds with this run's key
-    (`plan.run_key`) is restored from there instead of run (`restore_archived`).
+    """Run (or resume) a batch; returns batch.json's content. ``icount_shift`` is the dilated time
+    of a VM without KVM (emusim.infra.vm.icount_requested: "env" reads the environment, None
+    runs it in real time); without ``repeat_deterministic`` a batch in dilated time runs a point
+    that draws no random numbers once (`make_plan`); ``trace`` says which runs are traced
+    (`tracing.select`), ``probes`` what else their tracer probes (`tracer_probes`). A ``shard``
+    runs its share of the design in a VM of its own and writes its record to `shard_path`
+    instead of batch.json (`merge_shards` joins them). The runs of the points in ``cpu_profile``
+    ("all": every point) are sampled by perf while they run (`emusim.linux.cpu_profile`; their
+    times include the sampling's cost: give them a results directory of their own). ``select``
+    keeps the points with those axis values (`make_plan`'s ``where``). A run that
+    ``archive_dir`` holds with this run's key (`plan.run_key`) is restored from there instead of
+    run (`restore_archived`).
     """
 
     if place not in PLACES:
@@ -199,7 +209,7 @@ def run_batch(
             with realtime_lock(where == "host" or shift is None):
                 if where == "host":
                     writer = BatchWriter(plan, results_dir, "host", False, reason)
-                    with _send_path_env(send_path):
+                    with _probes_env(probes):
                         execute(plan, writer.record, "host")
                 else:
                     writer = BatchWriter(plan, results_dir, "vm", kvm, reason)
@@ -210,7 +220,7 @@ def run_batch(
                         else ""
                     )
                     log(f"mininet: the VM's clock: {vm_clock}{dilation}")
-                    vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus, send_path)
+                    vm_elapsed = _run_in_vm(plan, writer, vm_timeout_s, vm_cpus, probes)
         finally:
             if writer is not None:
                 _stamp_runs(writer.written, made_by, writer.caps.get("variants"))
@@ -576,7 +586,7 @@ def _run_in_vm(
     writer: BatchWriter,
     timeout_s: float | None,
     cpus: int | None = None,
-    send_path: bool = False,
+    probes: dict[str, str] | None = None,
 ) -> float:
     from emusim.infra import vm, vm_setup
 
@@ -610,7 +620,7 @@ def _run_in_vm(
     try:
         with signals_raise():
             result = vm.run_in_vm(
-                _guest_command(plan_path, send_path),
+                _guest_command(plan_path, probes),
                 timeout_s=timeout,
                 on_line=on_line,
                 cpus=cpus or VM_CPUS,

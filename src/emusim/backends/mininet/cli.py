@@ -4,7 +4,7 @@
         --profile PROFILE [--delay-json PATH] --results-dir RESULTS_ROOT
         [--place auto|host|vm] [--dropper-impl auto|module|netfilter] [--no-selfcheck]
         [--repetitions N] [--point-stride K] [--trace POINT|all ...] [--trace-only] [--trace-raw]
-        [--trace-send-path] [--shard I/N] [--profile-cpu POINT|all ...]
+        [--trace-send-path] [--trace-ca FUNCTION] [--shard I/N] [--profile-cpu POINT|all ...]
     python -m emusim.backends.mininet merge --output BATCH_JSON SHARD_JSON...
     python -m emusim.backends.mininet cleanup [--all]
     python -m emusim.backends.mininet capabilities
@@ -134,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also probe what sends when (retransmission queue, application writes, pacing "
         "timer): in the tracefs text only (with --trace-raw; emusim.linux.tcp_tracefs)",
     )
+    b.add_argument(
+        "--trace-ca",
+        metavar="FUNCTION",
+        help="also probe this function of the congestion-control module (e.g. "
+        "tcp_illinois_cong_avoid) with the module's private state: in the tracefs text only "
+        "(with --trace-raw)",
+    )
     m = sub.add_parser("merge", help="join a batch's shard records into its batch.json")
     m.add_argument("--output", required=True, type=Path, help="the batch.json to write")
     m.add_argument("shards", nargs="+", type=Path, help="shards/I-of-N.json, one of each I")
@@ -159,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
                 not args.deterministic_once,
                 _trace_request(args.trace, args.trace_only, args.trace_raw), args.shard,
                 frozenset(args.profile_cpu or ()), args.archive, _where(args.where),
-                _send_path(args.trace_send_path, args.trace, args.trace_raw),
+                _probes(args.trace_send_path, args.trace_ca, args.trace, args.trace_raw),
             )  # fmt: skip
         elif args.cmd == "merge":
             out = merge_shards(args.shards, args.output)
@@ -205,13 +212,17 @@ def _trace_request(points: list[str] | None, only: bool, raw: bool):
     return TraceRequest(None if "all" in points else frozenset(points), None, only, raw)
 
 
-def _send_path(send_path: bool, points: list[str] | None, raw: bool) -> bool:
-    """--trace-send-path, which needs --trace and --trace-raw (its events are in the raw text
-    only)."""
-    if send_path and not (points and raw):
-        raise BatchError("--trace-send-path needs --trace and --trace-raw (its events are in the "
-                         "tracefs text only)")  # fmt: skip
-    return send_path
+def _probes(send_path: bool, ca_function: str | None, points: list[str] | None, raw: bool
+            ) -> dict[str, str]:  # fmt: skip
+    """--trace-send-path and --trace-ca, which need --trace and --trace-raw (their events are in
+    the raw text only)."""
+    from emusim.backends.mininet.batch import tracer_probes
+
+    for option, given in (("--trace-send-path", send_path), ("--trace-ca", ca_function)):
+        if given and not (points and raw):
+            raise BatchError(f"{option} needs --trace and --trace-raw (its events are in the "
+                             "tracefs text only)")  # fmt: skip
+    return tracer_probes(send_path, ca_function)
 
 
 if __name__ == "__main__":

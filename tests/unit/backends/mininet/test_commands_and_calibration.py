@@ -750,27 +750,34 @@ def test_the_guest_looks_for_the_module_in_the_batchs_own_checkout(tmp_path):
     assert out == str(checkout / "kernel-dropper" / "dropper.ko")
 
 
-@pytest.mark.parametrize("send_path", [False, True])
-def test_the_guests_tracer_adds_the_send_path_probes_only_when_asked(send_path):
-    """`--trace-send-path` reaches the tracer in the guest through its command's environment
-    (the guest inherits none): a session made there defines the send-path probes or not."""
-    command = batch._guest_command(Path("plan.json"), send_path)
+@pytest.mark.parametrize(
+    ("send_path", "ca"), [(False, None), (True, None), (False, "tcp_illinois_cong_avoid")]
+)
+def test_the_guests_tracer_adds_further_probes_only_when_asked(send_path, ca):
+    """`--trace-send-path` and `--trace-ca` reach the tracer in the guest through its command's
+    environment (the guest inherits none): a session made there defines those probes or not."""
+    command = batch._guest_command(Path("plan.json"), batch.tracer_probes(send_path, ca))
     env_part = command[: command.index(sys.executable)]
-    session = "from emusim.linux import tcp_tracefs; print(tcp_tracefs.Session('x', 1).send_path)"
+    session = (
+        "from emusim.linux import tcp_tracefs; s = tcp_tracefs.Session('x', 1); "
+        "print(s.send_path, s.ca_function)"
+    )
     probe = [sys.executable, "-c", session]
     out = subprocess.run(
         [*env_part, *probe], env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
         check=True,
     ).stdout.strip()  # fmt: skip
-    assert out == str(send_path)
+    assert out == f"{send_path} {ca}"
 
 
-def test_send_path_without_a_raw_trace_is_refused():
+@pytest.mark.parametrize("option", ["--trace-send-path", "--trace-ca"])
+def test_further_probes_without_a_raw_trace_are_refused(option):
     from emusim.backends.mininet import cli
 
-    with pytest.raises(batch.BatchError, match="--trace-raw"):
-        cli._send_path(True, ["all"], raw=False)
-    with pytest.raises(batch.BatchError, match="--trace"):
-        cli._send_path(True, None, raw=True)
-    assert cli._send_path(True, ["all"], raw=True) is True
-    assert cli._send_path(False, None, raw=False) is False
+    asked = {"--trace-send-path": (True, None), "--trace-ca": (False, "f")}[option]
+    with pytest.raises(batch.BatchError, match=f"{option} needs --trace and --trace-raw"):
+        cli._probes(*asked, ["all"], raw=False)
+    with pytest.raises(batch.BatchError, match=option):
+        cli._probes(*asked, None, raw=True)
+    assert cli._probes(*asked, ["all"], raw=True) == batch.tracer_probes(*asked)
+    assert cli._probes(False, None, None, raw=False) == {}
