@@ -2,8 +2,11 @@
 traced batch of lossy-link's reno cell at 5 % loss each way and 10 ms, quick scale (691
 writes), in the VM in dilated time, and its trace checked against facts of the run the trace
 did not make: the blast tool's TCP_INFO, the namespace's MIB counters and netem's own drop
-count. Needs root and the VM (about 3 minutes here)."""
+count; with `--trace-ca tcp_reno_cong_avoid`, the module-function probe against the ACKs the
+trace saw. Needs root and the VM (about 3 minutes here)."""
 
+import gzip
+import itertools
 import json
 import os
 import subprocess
@@ -16,6 +19,7 @@ import yaml
 from emusim.analysis import tcp_events
 from emusim.backends.mininet.tracing import trace_path
 from emusim.inputs import scenario as sc
+from emusim.linux import tracefs_convert
 
 pytestmark = [
     # CI's tier leaves it out (README, "Tests"): `make test-all` runs it
@@ -42,7 +46,8 @@ def traced(tmp_path_factory, mininet_ready) -> tuple[dict, Path]:
     proc = subprocess.run(
         [sys.executable, "-m", "emusim.backends.mininet", "batch", "--scenario", str(path),
          "--scale", "quick", "--profile", "linux-6.1", "--results-dir", str(root / "r"),
-         "--place", "vm", "--trace", POINT, "--trace-only"],
+         "--place", "vm", "--trace", POINT, "--trace-only", "--trace-raw",
+         "--trace-ca", "tcp_reno_cong_avoid"],
         capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -86,3 +91,21 @@ def test_the_trace_agrees_with_what_the_run_counted(traced):
     # that entered Loss (a repeated RTO of one series does not start another)
     assert s["retransmissions"] >= s["dropper_drops"] > 0
     assert s["timeout_series"] <= m["rto_timeouts"]
+
+
+def test_the_ca_probe_sees_each_window_growth_on_its_ack(traced):
+    """`ca` fires in `tcp_reno_cong_avoid` on the sender's socket: each event follows the `ack`
+    event of the same ACK (`tcp_rate_gen`, earlier in `tcp_ack`), with its ACK number as the
+    argument and the window that ACK left (reno grows only in Open or Disorder, never in a
+    reduction: not on every ACK)."""
+    _, path = traced
+    raw = path.with_name(path.name.replace(".csv.gz", ".tracefs.txt.gz"))
+    with gzip.open(raw, "rt") as f:
+        events = [e for e in tracefs_convert.parse(f) if e.name in ("ack", "ca")]
+    calls = [(before, e) for before, e in itertools.pairwise(events) if e.name == "ca"]
+    acks = sum(e.name == "ack" for e in events)
+    assert 0 < len(calls) < acks
+    for before, call in calls:
+        assert before.name == "ack" and before.fields["sk"] == call.fields["sk"]
+        assert call.int("ack") == before.int("una")
+        assert call.int("win") == before.int("win")

@@ -6,6 +6,7 @@ writes batch.json with the clock, kernel release, place and timings.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import shutil
@@ -126,17 +127,16 @@ def run_batch(
     impl = scenario_dropper_impl(scenario, dropper_impl)
 
     def planned(repeat: bool = True, share: Shard | None = None, archived=(), group=0) -> dict:
-        return _traced(
-            make_plan(
-                scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
-                point_stride, repeat_deterministic=repeat, shard=share, where=select,
-                archived=archived, group=group,
-            ),
-            trace,
+        plan = make_plan(
+            scenario, profile, delay_us, impl, results_dir, selfcheck, repetitions,
+            point_stride, repeat_deterministic=repeat, shard=share, where=select,
+            archived=archived, group=group,
         )  # fmt: skip
+        return _traced(plan, _within(trace, plan))
 
     # one place for every session: the VM if any group's needs it (module parameters do)
     groups = planned()["parameter_groups"]
+    _check_traced(trace, [planned(group=g) for g in range(groups)])
     places = [decide_place(planned(group=g), place) for g in range(groups)]
     where, reason = next((p for p in places if p[0] == "vm"), places[0])
     if where == "host":
@@ -174,6 +174,9 @@ def run_batch(
         if use_archive:
             plan = restore_archived(plan, Path(archive_dir), results_dir, clock)
         nothing = not plan["runs"] + plan["skipped"]
+        if nothing and trace is not None and trace.only and groups > 1:
+            log(f"mininet: {scenario.name}/{profile}: no traced point in session {group + 1}")
+            return {"run_files": []}
         if nothing and (group > 0 or (shard is not None and shard.index > 1)):
             # The design has fewer runs than shards: this one has nothing, not even a self-check
             # to make (shard 1 always checks itself, in its first group).
@@ -455,6 +458,26 @@ def _latest_run_session(record: dict) -> str:
         (s.get("started_utc") or "" for s in record["sessions"] if s.get("runs_written")),
         default="",
     )
+
+
+def _within(trace: tracing.TraceRequest | None, plan: dict) -> tracing.TraceRequest | None:
+    """The request for this plan's points: a batch whose variants set a module's parameters
+    differently runs a session per set (`make_plan`'s ``group``), each tracing the points it
+    has (`_check_traced` checks them against the whole batch)."""
+    if trace is None or trace.points is None:
+        return trace
+    here = {e["point"] for e in plan["runs"] + plan["skipped"]}
+    return dataclasses.replace(trace, points=trace.points & here)
+
+
+def _check_traced(trace: tracing.TraceRequest | None, plans: list[dict]) -> None:
+    """Every traced point is in one of the batch's sessions."""
+    if trace is None or trace.points is None:
+        return
+    everywhere = {e["point"] for p in plans for e in p["runs"] + p["skipped"]}
+    missing = trace.points - everywhere
+    if missing:
+        raise BatchError(f"traced point(s) not in the batch: {', '.join(sorted(missing))}")
 
 
 def _traced(plan: dict, trace: tracing.TraceRequest | None) -> dict:

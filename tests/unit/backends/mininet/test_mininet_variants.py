@@ -291,6 +291,26 @@ def test_a_batch_with_a_parameter_variant_is_planned_one_group_at_a_time(tmp_pat
         _plan(tmp_path, sweep, group=2)
 
 
+def test_a_traced_point_is_traced_in_the_session_that_has_it(tmp_path):
+    """`batch --trace POINT` on a batch of two sessions (cubic-nohystart beside cubic): each
+    session traces the traced points it has, none asks for one it lacks, and a point in
+    neither session is refused (before, each session refused the points of the other)."""
+    from emusim.backends.mininet.batch import _check_traced, _traced, _within
+    from emusim.backends.mininet.tracing import TraceRequest
+
+    sweep = {"loss": ["0.05"], "variant": ["cubic", "reno", "cubic-nohystart"]}
+    plans = [_plan(tmp_path, sweep, group=g) for g in (0, 1)]
+    reno = next(r["point"] for r in plans[0]["runs"] if r["point"].endswith("variant=reno"))
+    request = TraceRequest(frozenset({reno}), None, only=True)
+    first, second = (_traced(p, _within(request, p)) for p in plans)
+    assert {r["point"] for r in first["runs"] if "trace" in r} == {reno}
+    assert first["runs"] and all(r["point"] == reno for r in first["runs"])
+    assert second["runs"] == []  # the other session has nothing to trace: the batch skips it
+    _check_traced(request, plans)
+    with pytest.raises(BatchError, match=r"not in the batch: loss=0\.5\+variant=reno$"):
+        _check_traced(TraceRequest(frozenset({reno, "loss=0.5+variant=reno"})), plans)
+
+
 def test_each_run_records_its_modules_parameters_as_read_back(tmp_path):
     """batch._stamp_runs: a run of cubic-nohystart gets tcp_cubic's parameters as the session
     read them back; a run of htcp in the same session gets none of them."""
