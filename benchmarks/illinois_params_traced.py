@@ -44,7 +44,6 @@ correlation of goodput with each. Writes OUT/illinois_params_traced.csv.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import os
@@ -65,7 +64,7 @@ from emusim.inputs import scenario, tcp_profiles
 from emusim.linux import tracefs_convert
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from illinois_spread_traced import PROFILE, decreases, parse_runs, the_point
+from illinois_spread_traced import PROFILE, decreases, ns3_rows, parser_for, the_point
 from lossy_gap_traced import cut_scenario, measured_in
 
 LIBRARY = REPO_ROOT / "build/ns3/libemusim-ns3.so"
@@ -351,25 +350,13 @@ def emulated_row(run_json: Path, at: dict[str, int]) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--out", type=Path, default=REPO_ROOT / "results/benchmarks/illinois-params"
-    )
-    parser.add_argument("--runs", type=parse_runs, default=parse_runs("1-12"))
-    parser.add_argument("--writes", type=int, help="a cut of the transfer (a quick check)")
+    parser = parser_for(__doc__, "illinois-params")
     parser.add_argument(
         "--emulated", type=int, metavar="N", default=0,
         help="also N emulated runs of the cut (--writes), traced with the ca probe",
     )  # fmt: skip
     args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for rep in args.runs:
-        events = args.out / f"run{rep}.events"
-        if not (events.exists() and events.with_suffix(".json").exists()):
-            events = run(args.out, rep, args.writes)
-        rows.append(ns3_row(events))
-        print(f"illinois ns-3 run {rep}: {rows[-1]}", file=sys.stderr, flush=True)
+    rows = ns3_rows(args, "events", run, ns3_row)
     if args.emulated:
         if not args.writes:
             raise SystemExit("--emulated needs --writes: a 1 GB run's trace outgrows the VM")

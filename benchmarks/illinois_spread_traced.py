@@ -150,23 +150,32 @@ def parse_runs(text: str) -> list[int]:
     return list(range(int(first), int(last or first) + 1))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--out", type=Path, default=REPO_ROOT / "results/benchmarks/illinois-spread"
-    )
+def parser_for(doc: str, out: str) -> argparse.ArgumentParser:
+    """The options of the illinois benchmarks: where to write, which of ns-3's runs, a cut."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "results/benchmarks" / out)
     parser.add_argument("--runs", type=parse_runs, default=parse_runs("1-12"))
     parser.add_argument("--writes", type=int, help="a cut of the transfer (a quick check)")
-    args = parser.parse_args()
+    return parser
+
+
+def ns3_rows(args: argparse.Namespace, suffix: str, make, read) -> list[dict]:
+    """Each of ns-3's runs made with `make(out, rep, writes)` into OUT/runREP.SUFFIX (kept
+    ones read as they are), then read with `read`."""
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for rep in args.runs:
-        trace = args.out / f"run{rep}.csv"
-        if not (trace.exists() and trace.with_suffix(".json").exists()):
-            trace = run(args.out, rep, args.writes)
-        rows.append(row(trace))
-        print(f"illinois run {rep}: {rows[-1]}", file=sys.stderr, flush=True)
-    table = pd.DataFrame(rows).sort_values("run")
+        path = args.out / f"run{rep}.{suffix}"
+        if not (path.exists() and path.with_suffix(".json").exists()):
+            path = make(args.out, rep, args.writes)
+        rows.append(read(path))
+        print(f"illinois ns-3 run {rep}: {rows[-1]}", file=sys.stderr, flush=True)
+    return rows
+
+
+def main() -> None:
+    args = parser_for(__doc__, "illinois-spread").parse_args()
+    table = pd.DataFrame(ns3_rows(args, "csv", run, row)).sort_values("run")
     table.to_csv(args.out / "illinois_spread_traced.csv", index=False)
     print(table.to_string(index=False))
     others = table.drop(columns=["run", "goodput_kBps"])
