@@ -28,13 +28,14 @@ import subprocess
 import numpy as np
 
 from emusim.core.paths import REPO_ROOT
+from emusim.infra.archive import ARCHIVE_DIR
 
 PROFILE = "linux-6.1"
 
 
 def cell_dir(backend: str, variant: str, loss: str, delay_ms: str) -> str:
     point = f"delay_ms={delay_ms}+loss={loss}+variant={variant}"
-    return f"data/archive/paper/{backend}/lossy-link/{PROFILE}/{point}"
+    return f"{ARCHIVE_DIR}/paper/{backend}/lossy-link/{PROFILE}/{point}"
 
 
 def kept(path: str, revision: str | None) -> dict | None:
