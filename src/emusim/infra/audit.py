@@ -20,7 +20,8 @@ makes every run it could affect stale, though most changes (a refactoring, a new
 the runs' bytes as they were. A stale run re-made the same, less where, when and by which code
 it was made, is kept in its own place under this code's identity (it is now provably what this
 code makes: it just made it); one that differs stays stale, its differences listed, and the
-workflow makes it again.
+workflow makes it again. A kept run whose point the workflow now runs with another command
+(emusim.pipeline.kept) is not re-made: it could never be restored.
 """
 
 from __future__ import annotations
@@ -202,6 +203,32 @@ def _build_ns3(root: Path) -> None:
         raise AuditError(f"python -m emusim.backends.ns3.build failed: {proc.stderr[-2000:]}")
 
 
+def _other_command(rows: list[dict], archive_dir: Path, root: Path) -> dict:
+    """Of the kept runs `rows`, those whose point the workflow now runs with another command
+    than the recorded one (a variant moved to another implementation, a profile with a new
+    attribute): file -> what differs. Re-made by their old command they would never be
+    restored (`matches`); the workflow makes their points anew. The workflow's commands are a
+    layer above the archive: emusim.pipeline.kept says, in a subprocess (as `_build_ns3`)."""
+    if not rows:
+        return {}
+    proc = subprocess.run(
+        [sys.executable, "-m", "emusim.pipeline.kept", "--archive", str(archive_dir.resolve())]
+        + [str(Path(r["file"]).resolve()) for r in rows],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise AuditError(f"python -m emusim.pipeline.kept failed: {proc.stderr[-2000:]}")
+    verdicts = {v["file"]: v for v in json.loads(proc.stdout)}
+    return {
+        r["file"]: verdicts[str(Path(r["file"]).resolve())]["why"]
+        for r in rows
+        if verdicts[str(Path(r["file"]).resolve())]["verdict"] == "other"
+    }
+
+
 def renew(
     archive_dir: Path,
     scale: str | None = None,
@@ -216,7 +243,8 @@ def renew(
     code; keep each one made the same in the kept one's place, under this code's identity, and
     with `replace_changed` each one made differently too (a change meant to move what the runs
     measure: the new run is this code's, the old one's goodput and differences in the result);
-    the result, one row per run."""
+    the result, one row per run. A run whose point the workflow now runs with another command
+    is not re-made (`other_command`: file -> what differs)."""
     rows = archive.status(archive_dir)
     stale = [
         r
@@ -227,6 +255,8 @@ def renew(
         and (scenario is None or r["scenario"] == scenario)
         and (where is None or values_match(r["params"], where))
     ][:limit]
+    other = _other_command(stale, Path(archive_dir), root)
+    stale = [r for r in stale if r["file"] not in other]
     if stale:
         _build_ns3(root)
     now = code_identity.current("ns3")
@@ -264,6 +294,7 @@ def renew(
         ),
         "runs": results,
         "renewed": sum(r["renewed"] for r in results),
+        "other_command": other,
     }
 
 
@@ -283,6 +314,11 @@ def main_renew(args) -> int:
     except (AuditError, ValueError) as err:
         print(f"renew: {err}", file=sys.stderr)
         return 1
+    for file, why in result["other_command"].items():
+        print(
+            f"{file}: NOT RE-MADE: the workflow runs another command for this point now ({why}); "
+            "`snakemake --config archive=off` on its results path makes it, then `archive add`"
+        )
     for row in result["runs"]:
         if row["renewed"]:
             verdict = "the same: kept under this code's identity"
@@ -302,4 +338,5 @@ def main_renew(args) -> int:
         + f" ({result['emulated_left_out']} stale emulated runs not renewed: their RNG is not "
         "seeded, the workflow makes them again)"
     )
-    return 0 if result["renewed"] + replaced == len(result["runs"]) else 1
+    done = result["renewed"] + replaced == len(result["runs"])
+    return 0 if done and not result["other_command"] else 1

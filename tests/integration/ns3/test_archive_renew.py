@@ -107,3 +107,18 @@ def test_replace_changed_keeps_the_run_this_code_makes_in_the_stale_ones_place(k
     assert after["provenance"]["archive"]["replaces"] == OLD_IDENTITY
     assert after["provenance"]["code_identity"] == code_identity.current("ns3")["digest"]
     assert _fresh(store) == {str(path): True}
+
+
+def test_a_run_whose_point_now_runs_another_command_is_not_remade(kept):
+    store, path = kept
+    run = json.loads(path.read_text())
+    # kept as if its variant had been another implementation's when it was made
+    linux = "--ns3::TcpLinuxCongestion::Algorithm=reno"
+    run["provenance"]["command"].remove(linux)
+    path.write_text(json.dumps(run, indent=1, sort_keys=True) + "\n")
+    before = path.read_bytes()
+    result = audit.renew(store, replace_changed=True)
+    assert result["runs"] == []
+    assert result["other_command"] == {str(path): f"now {linux}"}
+    assert path.read_bytes() == before
+    assert _fresh(store) == {str(path): False}
