@@ -71,7 +71,6 @@ LIBRARY = REPO_ROOT / "build/ns3/libemusim-ns3.so"
 MODULE_SOURCE = REPO_ROOT / "build/ns3/linux-source/net/ipv4/tcp_illinois.c"
 SHIM = REPO_ROOT / "sim/ns3/linux/shim"
 TRACEFS = Path("/sys/kernel/tracing")
-INSTANCE = f"illinois-params-{os.getpid()}"  # not emusim-*: a batch removes those it did not make
 GROUP = f"illinois_params_{os.getpid()}"  # another process's probes are its own
 EVENTS = ("cong_avoid", "ssthresh", "state")  # the functions tcp_illinois_NAME probed
 BUFFER_KB_PER_CPU = 262144
@@ -107,19 +106,25 @@ def struct_offsets() -> dict[str, int]:
     lays out its fixed-width members, the kernel's too), and `icsk_ca_priv`'s in the shim's
     socket, from the module's source compiled against the shim to assembly."""
     fields = [*SOCK_FIELDS, *CA_FIELDS, ("inet_connection_sock", "icsk_ca_priv", "")]
-    lines = [f'#include "{MODULE_SOURCE}"', "#include <stddef.h>", "void emusim_offsets(void)", "{"]
-    for struct, field, _ in fields:
+    return field_offsets(MODULE_SOURCE, [(s, f) for s, f, _ in fields])
+
+
+def field_offsets(module_source: Path, fields: list[tuple[str, str]]) -> dict[str, int]:
+    """Each (struct, field)'s offset in its structure as the module's source compiled against
+    the shim lays it out (to assembly, as Kbuild's asm-offsets does), by field name."""
+    lines = [f'#include "{module_source}"', "#include <stddef.h>", "void emusim_offsets(void)", "{"]
+    for struct, field in fields:
         where = f"offsetof(struct {struct}, {field})"
         lines.append(f'\tasm volatile("\\n.ascii \\"->{field} %0\\"" : : "i"({where}));')
     lines.append("}")
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp, "offsets.c")
         source.write_text("\n".join(lines) + "\n")
-        cmd = ["cc", "-std=gnu11", "-S", "-o", "-", '-DKBUILD_MODNAME="tcp_illinois"']
+        cmd = ["cc", "-std=gnu11", "-S", "-o", "-", f'-DKBUILD_MODNAME="{module_source.stem}"']
         cmd += ["-I", str(SHIM), "-I", str(REPO_ROOT / "build/ns3/linux-source/include")]
         proc = subprocess.run([*cmd, str(source)], capture_output=True, text=True)
     if proc.returncode:
-        raise SystemExit(f"{MODULE_SOURCE}: compiling its offsets failed: {proc.stderr[-1500:]}")
+        raise SystemExit(f"{module_source}: compiling its offsets failed: {proc.stderr[-1500:]}")
     return {m[1]: int(m[2]) for m in re.finditer(r"->(\w+) \$?(\d+)", proc.stdout)}
 
 
@@ -175,16 +180,21 @@ def define(line: str) -> None:
 
 
 class Probes:
-    """The probes defined and enabled in a tracefs instance of their own for one process."""
+    """The probes defined and enabled in a tracefs instance of their own for one process:
+    Illinois's, or the uprobe_events `definitions` of group `group` with probes `names`."""
+
+    def __init__(self, definitions=None, group: str = GROUP, names=EVENTS) -> None:
+        self.definitions, self.group, self.names = definitions, group, names
 
     def __enter__(self) -> Probes:
         if not (TRACEFS / "uprobe_events").exists():
             subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], check=False)
         if not (TRACEFS / "uprobe_events").exists():
             raise SystemExit(f"{TRACEFS}/uprobe_events: none (needs root, CONFIG_UPROBE_EVENTS)")
-        self.instance = TRACEFS / "instances" / INSTANCE
+        # not emusim-*: a batch removes those it did not make
+        self.instance = TRACEFS / "instances" / f"{self.group}-instance"
         self._remove()
-        for line in probe_definitions():
+        for line in self.definitions or probe_definitions():
             define(line)
         self.instance.mkdir()
         (self.instance / "buffer_size_kb").write_text(str(BUFFER_KB_PER_CPU))
@@ -192,10 +202,10 @@ class Probes:
 
     def record(self, pid: int) -> None:
         (self.instance / "set_event_pid").write_text(str(pid))
-        (self.instance / "events" / GROUP / "enable").write_text("1")
+        (self.instance / "events" / self.group / "enable").write_text("1")
 
     def text(self) -> str:
-        (self.instance / "events" / GROUP / "enable").write_text("0")
+        (self.instance / "events" / self.group / "enable").write_text("0")
         text = (self.instance / "trace").read_text()
         header = re.search(r"entries-in-buffer/entries-written: (\d+)/(\d+)", text)
         if header and header[1] != header[2]:
@@ -205,13 +215,13 @@ class Probes:
 
     def _remove(self) -> None:
         if self.instance.exists():
-            (self.instance / "events" / GROUP / "enable").write_text("0")
+            (self.instance / "events" / self.group / "enable").write_text("0")
             self.instance.rmdir()
         defined = (TRACEFS / "uprobe_events").read_text()
-        if f"{GROUP}/" in defined:
-            for name in EVENTS:
-                if f"{GROUP}/{name} " in defined:
-                    define(f"-:{GROUP}/{name}")
+        if f"{self.group}/" in defined:
+            for name in self.names:
+                if f"{self.group}/{name} " in defined:
+                    define(f"-:{self.group}/{name}")
 
     def __exit__(self, *exc: object) -> None:
         self._remove()
