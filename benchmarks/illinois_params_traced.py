@@ -200,6 +200,22 @@ class Probes:
         (self.instance / "buffer_size_kb").write_text(str(BUFFER_KB_PER_CPU))
         return self
 
+    def run(self, cmd: list[str]) -> tuple[int, str, str]:
+        """Run `cmd` with the probes recording it alone: (exit status, stdout, stderr). The
+        child waits for a line on its stdin until its pid is the instance's only one."""
+        proc = subprocess.Popen(
+            ["sh", "-c", 'read go; exec "$@" </dev/null', "sh", *cmd],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.record(proc.pid)
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        stdout, stderr = proc.communicate()
+        return proc.returncode, stdout, stderr
+
     def record(self, pid: int) -> None:
         (self.instance / "set_event_pid").write_text(str(pid))
         (self.instance / "events" / self.group / "enable").write_text("1")
@@ -236,20 +252,9 @@ def run(out: Path, rep: int, writes: int | None) -> Path:
         cmd = [a for a in cmd if not a.startswith("--writes=")] + [f"--writes={writes}"]
     events = out / f"run{rep}.events"
     with Probes() as probes:
-        # the child waits for a line on its stdin until its pid is the instance's only one
-        proc = subprocess.Popen(
-            ["sh", "-c", 'read go; exec "$@" </dev/null', "sh", *cmd],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        probes.record(proc.pid)
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-        stdout, stderr = proc.communicate()
-        if proc.returncode:
-            raise SystemExit(f"ns-3 run {rep}: exit {proc.returncode}: {stderr[-2000:]}")
+        status, stdout, stderr = probes.run(cmd)
+        if status:
+            raise SystemExit(f"ns-3 run {rep}: exit {status}: {stderr[-2000:]}")
         events.write_text(probes.text())
     (out / f"run{rep}.json").write_text(stdout)
     return events

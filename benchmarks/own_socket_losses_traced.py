@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -89,21 +88,10 @@ def traced_run(name: str, point_id: str, scale: str, seconds: float, keep: str) 
     )
     cmd = [a for a in cmd if not a.startswith("--durationS=")] + [f"--durationS={seconds}"]
     with Probes([definition()], GROUP, ("main",)) as probes:
-        # the child waits for a line on its stdin until its pid is the instance's only one
-        proc = subprocess.Popen(
-            ["sh", "-c", 'read go; exec "$@" </dev/null', "sh", *cmd],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
         (probes.instance / "events" / GROUP / "main" / "filter").write_text(keep)
-        probes.record(proc.pid)
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-        _, stderr = proc.communicate()
-        if proc.returncode:
-            raise SystemExit(f"{cmd[0]}: exit {proc.returncode}: {stderr[-2000:]}")
+        status, _, stderr = probes.run(cmd)
+        if status:
+            raise SystemExit(f"{cmd[0]}: exit {status}: {stderr[-2000:]}")
         return probes.text()
 
 

@@ -92,17 +92,21 @@ def remake(kept: dict, out: Path, root: Path = REPO_ROOT, identity: str | None =
     program = root / prov["command"][0]
     if not program.exists():
         raise AuditError(f"{program}: not built (python -m emusim.backends.ns3.build)")
-    wrapper = [sys.executable, "-m", "emusim.infra.runjson", "--meta", json.dumps(meta)]
+    wrapper = ["emusim.infra.runjson", "--meta", json.dumps(meta)]
+    _python([*wrapper, "--out", str(out), "--", *prov["command"]], root, " ".join(prov["command"]))
+    return json.loads(out.read_text())
+
+
+def _python(args: list[str], root: Path, what: str | None = None) -> str:
+    """`python -m ARGS` in `root`: its output, or an AuditError naming `what` (default the
+    command) with the end of what it wrote to stderr."""
     proc = subprocess.run(
-        [*wrapper, "--out", str(out), "--", *prov["command"]],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
+        [sys.executable, "-m", *args], cwd=root, capture_output=True, text=True, check=False
     )
     if proc.returncode != 0:
-        raise AuditError(f"{' '.join(prov['command'])} failed: {proc.stderr.strip()[-2000:]}")
-    return json.loads(out.read_text())
+        what = what or f"python -m {args[0]}"
+        raise AuditError(f"{what} failed: {proc.stderr.strip()[-2000:]}")
+    return proc.stdout
 
 
 def _children_cpu_s() -> float:
@@ -192,15 +196,7 @@ def _build_ns3(root: Path) -> None:
     run is stamped with the code's identity, which is the sources', so a program built from
     older sources would be kept under a name not its own. A subprocess (as the runs are): the
     build belongs to the backend, a layer above the archive."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "emusim.backends.ns3.build"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise AuditError(f"python -m emusim.backends.ns3.build failed: {proc.stderr[-2000:]}")
+    _python(["emusim.backends.ns3.build"], root)
 
 
 def _other_command(rows: list[dict], archive_dir: Path, root: Path) -> dict:
@@ -211,17 +207,9 @@ def _other_command(rows: list[dict], archive_dir: Path, root: Path) -> dict:
     layer above the archive: emusim.pipeline.kept says, in a subprocess (as `_build_ns3`)."""
     if not rows:
         return {}
-    proc = subprocess.run(
-        [sys.executable, "-m", "emusim.pipeline.kept", "--archive", str(archive_dir.resolve())]
-        + [str(Path(r["file"]).resolve()) for r in rows],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise AuditError(f"python -m emusim.pipeline.kept failed: {proc.stderr[-2000:]}")
-    verdicts = {v["file"]: v for v in json.loads(proc.stdout)}
+    files = [str(Path(r["file"]).resolve()) for r in rows]
+    out = _python(["emusim.pipeline.kept", "--archive", str(archive_dir.resolve()), *files], root)
+    verdicts = {v["file"]: v for v in json.loads(out)}
     return {
         r["file"]: verdicts[str(Path(r["file"]).resolve())]["why"]
         for r in rows
