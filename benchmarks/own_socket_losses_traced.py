@@ -145,8 +145,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.2, help="simulated seconds")
     parser.add_argument(
         "--keep",
-        default="icsk_ca_state == 4 || snd_cwnd <= 4",
-        help="tracefs filter of the calls recorded (default: in Loss, or at 4 segments)",
+        default="delivered > 10 && (icsk_ca_state == 4 || snd_cwnd <= 4)",
+        help="tracefs filter of the calls recorded (default: a sender's, in Loss or at 4 "
+        "segments; a receiver's socket, whose delivered stays at its SYN's 1, calls bbr_main on "
+        "every segment too)",
     )
     args = parser.parse_args()
     frame = calls(traced_run(args.scenario, args.point, args.scale, args.seconds, args.keep))
