@@ -193,3 +193,24 @@ def test_a_run_kept_by_other_code_is_stale_and_says_what_changed(tmp_path):
     _write(kept, run)
     ok, why = archive.matches(kept, COMMAND, tmp_path)
     assert not ok and "stale" in why and "sim/ns3/model/gone.cc" in why
+
+
+def test_status_counts_a_run_of_another_command_apart_from_fresh_and_stale(capsys):
+    def row(name, fresh):
+        return {"file": name, "fresh": fresh, "git_revision": "abc", "why": "files differ: x",
+                "backend": "ns3", "scenario": "multiflow-buffer"}  # fmt: skip
+
+    rows = [row("a.json", True), row("b.json", False), row("c.json", False), row("d.json", True)]
+    other = {"c.json": "kept --x=1; now --x=2", "d.json": "now --y"}
+    assert archive._print_status(rows, other) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "other  c.json: the workflow runs another command for its point now (kept --x=1; " \
+        "now --x=2)" in out  # fmt: skip
+    # the stale run of another command is listed once, as another command's
+    assert [line for line in out if line.startswith("stale")] == [
+        "stale  b.json  (abc): files differ: x"
+    ]
+    assert out[-2].split() == ["ns3", "multiflow-buffer", "1", "1", "2"]
+    assert (
+        out[-1] == "1 of 4 kept runs are this checkout's code's and command's; 2 of another command"
+    )

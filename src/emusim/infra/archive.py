@@ -307,19 +307,27 @@ def _manifest_at(backend: str, revision: str) -> dict:
     )
 
 
-def _print_status(rows: list[dict]) -> int:
-    """`status`'s report: stale runs one per line with why, then the counts per scenario."""
-    stale = [r for r in rows if not r["fresh"]]
+def _print_status(rows: list[dict], other: dict[str, str]) -> int:
+    """`status`'s report: kept runs the workflow now makes by another command (`other`: file ->
+    what differs; never restored, whatever their code), stale runs one per line with why, then
+    the counts per scenario."""
+    for file, why in other.items():
+        print(f"other  {file}: the workflow runs another command for its point now ({why})")
+    stale = [r for r in rows if not r["fresh"] and r["file"] not in other]
     for row in stale:
         print(f"stale  {row['file']}  ({row['git_revision']}): {row['why']}")
     by_scenario: dict[tuple[str, str], list[int]] = {}
     for row in rows:
-        counts = by_scenario.setdefault((row["backend"], row["scenario"]), [0, 0])
-        counts[0 if row["fresh"] else 1] += 1
-    print(f"{'backend':8}  {'scenario':24}  {'fresh':>5}  {'stale':>5}")
-    for (backend, scenario), (fresh, old) in sorted(by_scenario.items()):
-        print(f"{backend:8}  {scenario:24}  {fresh:5d}  {old:5d}")
-    print(f"{len(rows) - len(stale)} of {len(rows)} kept runs are this checkout's code's")
+        counts = by_scenario.setdefault((row["backend"], row["scenario"]), [0, 0, 0])
+        counts[2 if row["file"] in other else 0 if row["fresh"] else 1] += 1
+    print(f"{'backend':8}  {'scenario':24}  {'fresh':>5}  {'stale':>5}  {'other':>5}")
+    for (backend, scenario), (fresh, old, moved) in sorted(by_scenario.items()):
+        print(f"{backend:8}  {scenario:24}  {fresh:5d}  {old:5d}  {moved:5d}")
+    fresh = sum(r["fresh"] and r["file"] not in other for r in rows)
+    print(
+        f"{fresh} of {len(rows)} kept runs are this checkout's code's and command's; "
+        f"{len(other)} of another command"
+    )
     return 0
 
 
@@ -330,7 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     p_add.add_argument("runs", nargs="+", type=Path)
     p_list = sub.add_parser("list", help="the archived runs")
     p_status = sub.add_parser(
-        "status", help="which kept runs this checkout's code made (fresh) and which not (stale)"
+        "status",
+        help="which kept runs this checkout's code made (fresh) and which not (stale), and "
+        "which the workflow now makes by another command (other)",
     )
     p_certify = sub.add_parser(
         "certify", help="give kept runs without one the code identity of their revision"
@@ -377,7 +387,11 @@ def main(argv: list[str] | None = None) -> int:
                 lasted = "?" if row["lasted_s"] is None else f"{row['lasted_s']:.1f}"
                 print(f"{row['file']}  {row['git_revision']}  {lasted} s  {cpu} CPU-s")
         elif args.verb == "status":
-            return _print_status(status(args.archive))
+            from emusim.infra import audit
+
+            rows = status(args.archive)
+            ns3_rows = [r for r in rows if r["backend"] in audit.AUDITED_BACKENDS]
+            return _print_status(rows, audit.other_command(ns3_rows, Path(args.archive)))
         elif args.verb == "certify":
             for path, digest in certify(args.archive):
                 print(f"{path}: {digest}")

@@ -199,7 +199,7 @@ def _build_ns3(root: Path) -> None:
     _python(["emusim.backends.ns3.build"], root)
 
 
-def _other_command(rows: list[dict], archive_dir: Path, root: Path) -> dict:
+def other_command(rows: list[dict], archive_dir: Path, root: Path = REPO_ROOT) -> dict:
     """Of the kept runs `rows`, those whose point the workflow now runs with another command
     than the recorded one (a variant moved to another implementation, a profile with a new
     attribute): file -> what differs. Re-made by their old command they would never be
@@ -243,7 +243,7 @@ def renew(
         and (scenario is None or r["scenario"] == scenario)
         and (where is None or values_match(r["params"], where))
     ][:limit]
-    other = _other_command(stale, Path(archive_dir), root)
+    other = other_command(stale, Path(archive_dir), root)
     stale = [r for r in stale if r["file"] not in other]
     if stale:
         _build_ns3(root)
