@@ -391,7 +391,12 @@ def main(argv: list[str] | None = None) -> int:
 
             rows = status(args.archive)
             ns3_rows = [r for r in rows if r["backend"] in audit.AUDITED_BACKENDS]
-            return _print_status(rows, audit.other_command(ns3_rows, Path(args.archive)))
+            try:
+                other = audit.other_command(ns3_rows, Path(args.archive))
+            except audit.AuditError as err:
+                print(f"archive: which commands the workflow runs now is not known: {err}")
+                other = {}
+            return _print_status(rows, other)
         elif args.verb == "certify":
             for path, digest in certify(args.archive):
                 print(f"{path}: {digest}")

@@ -19,6 +19,8 @@ import os
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+
 from emusim.core import yaml_text
 from emusim.core.paths import CONFIG_DIR
 from emusim.pipeline import ns3
@@ -46,7 +48,10 @@ def command_now(kept: Path, archive_dir: Path, cache: dict | None = None) -> dic
     if len(parts) != 6 or parts[1] != "ns3" or not parts[5].startswith("run"):
         return {**row, "verdict": UNKNOWN, "why": "not an ns-3 run's place in the archive"}
     scale, _, scenario, profile, point, run = parts
-    setup = _setup(scale, cache)
+    try:
+        setup = _setup(scale, cache)
+    except (OSError, ValueError, KeyError, WorkflowError) as err:
+        return {**row, "verdict": UNKNOWN, "why": f"the workflow's setup: {err}"}
     if scenario not in setup.scenarios:
         return {**row, "verdict": UNKNOWN, "why": f"scenario {scenario} is not in the study"}
     if not all(os.path.exists(p) for p in ns3.delay_input(setup, scenario)):

@@ -60,3 +60,12 @@ def test_the_command_line_prints_one_row_per_file(tmp_path):
         check=True,
     )
     assert json.loads(proc.stdout) == [{"file": str(same), "verdict": "same", "why": ""}]
+
+
+def test_a_scale_the_workflow_cannot_set_up_is_unknown(tmp_path):
+    path = _keep(tmp_path, _now())
+    elsewhere = tmp_path / "noscale" / path.relative_to(tmp_path / "quick")
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.write_text(path.read_text())
+    row = kept.command_now(elsewhere, tmp_path)
+    assert row["verdict"] == kept.UNKNOWN and row["why"].startswith("the workflow's setup")
