@@ -5,7 +5,8 @@ The workflow restores a kept run only when its recorded command is the one it wo
 and this checkout's code made it (`emusim.infra.archive.matches`). The archive checks the
 second itself; the first needs the workflow's facts (a point's command follows from its
 scenario, profile and the variant registry: `emusim.pipeline.ns3.run`), a layer above the
-archive, so `archive renew` asks this module in a subprocess, as it asks the backend to build.
+archive, so `archive renew` and `status` ask this module in a subprocess, as renew asks the
+backend to build.
 A kept run whose point now runs another command (a variant moved to Linux's module, a profile
 with a new attribute) would be re-made by its old command for nothing: it is never restored,
 and the workflow makes its point anew.
