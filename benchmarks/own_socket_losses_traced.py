@@ -1,26 +1,33 @@
-"""Linux's bbr on ns-3's own socket (the multi-flow study's senders): the losses each ACK's rate
-sample reports to the module, read from the running module.
+"""Linux's bbr on ns-3's own socket (the multi-flow study's senders): what each ACK's rate sample
+tells the module, read from the running module.
 
-    sudo .venv/bin/python benchmarks/own_socket_losses_traced.py [--seconds 2.2]
+    sudo .venv/bin/python benchmarks/own_socket_losses_traced.py [--seconds 2.2] [--keep FILTER]
         [--scenario multiflow-buffer] [--point n_flows=2+variant=bbr] [--scale paper]
 
-Linux counts a segment lost once, when it is marked (tp->lost, tcp_mark_skb_lost,
-tcp_input.c:1105-1128), and an ACK's rate sample reports what it marked (rs->losses = tp->lost
-less its value before the ACK, :4031). A timeout marks every outstanding segment at once
-(tcp_timeout_mark_lost), so in Loss an ACK reports a loss only for a retransmission lost again.
-`TcpLinuxSocket` keeps that count (docs/linux-cc.md). ns-3 3.44's own `TcpSocketBase` hands
-`cong_control` the *unsigned* change of its scoreboard's lost bytes over the ACK
-(`TcpSocketBase::ReceivedAck`, tcp-socket-base.cc:1944-1946): a lost segment acknowledged or
-retransmitted leaves the lost set and reads as a new loss. tcp_bbr.c deducts each reported loss
-from cwnd before it adds what the ACK delivered (bbr_set_cwnd_to_recover_or_restore), so after a
-timeout its window cannot grow.
+Two things in ns-3 3.44's own `TcpSocketBase` (docs/linux-cc.md, "What is not carried"):
+
+- **Losses.** Linux counts a segment lost once, when it is marked (tp->lost, tcp_mark_skb_lost,
+  tcp_input.c:1105-1128), and an ACK's sample reports what it marked (rs->losses, :4031); a
+  timeout marks every outstanding segment at once, so in Loss an ACK reports a loss only for a
+  retransmission lost again. `TcpSocketBase::ReceivedAck` hands `cong_control` the *unsigned*
+  change of its scoreboard's lost bytes over the ACK (tcp-socket-base.cc:1944-1946): a lost
+  segment acknowledged or retransmitted reads as a new loss. tcp_bbr.c deducts each reported
+  loss from cwnd before it adds what the ACK delivered (bbr_set_cwnd_to_recover_or_restore), so
+  after a timeout its window cannot grow.
+- **The round.** `TcpRateSample::m_priorDelivered` is 32 bits of bytes (tcp-rate-ops.h:135).
+  Past 4 GiB delivered the sample's start is 2^32 bytes behind the round's end, so
+  `bbr_update_bw` starts no round again, and PROBE_RTT, which ends a round after its 200 ms,
+  never ends.
 
 A uprobe (host tracefs, CONFIG_UPROBE_EVENTS; root) on the entry of `bbr_main` in
-`build/ns3/libemusim-ns3.so` reads the socket's congestion state and cwnd and the rate sample's
-losses and acked_sacked at every call; the offsets come from tcp_bbr.c compiled against the shim
-(`illinois_params_traced.field_offsets`). The run is the study's (same program, same seed), cut
-to `--seconds` simulated seconds. Prints, per congestion state: calls, the share whose sample
-reports losses, mean losses and acked_sacked, median cwnd (segments).
+`build/ns3/libemusim-ns3.so` reads the socket's congestion state, cwnd and delivered, the rate
+sample's losses, acked_sacked and prior_delivered, and bbr's next_rtt_delivered and mode; the
+offsets come from tcp_bbr.c compiled against the shim (`illinois_params_traced.field_offsets`).
+The run is the study's (same program, same seed), cut to `--seconds` simulated seconds; the
+tracefs filter `--keep` chooses the calls kept. Prints, per congestion state: calls, the share
+whose sample reports losses, mean losses and acked_sacked, median cwnd (segments), the share in
+PROBE_RTT, the share whose sample starts 2^32 bytes back, and the most delivered. About 6 s for
+2.2 simulated seconds, 400 CPU-s for 166.
 """
 
 from __future__ import annotations
